@@ -1,0 +1,35 @@
+//! Flink-exact, SIMD-minded string kernels over Arrow arrays.
+//!
+//! `sluice-kernels` is the compute core of sluice, a native engine for
+//! Apache Flink's hot paths. Every kernel takes and returns arrow-rs arrays,
+//! produces byte-for-byte what Flink SQL produces for the same call, sizes its
+//! output buffers once per batch and allocates nothing per row.
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`encode`] | Java UTF-16 → UTF-8 exactly as Flink's `BinaryStringData` encodes, with a SIMD ASCII path and a repeated-value cache |
+//! | [`digest`] | MD5, SHA-1, SHA-2 straight to lowercase hex in one values buffer |
+//! | [`concat`] | CONCAT / CONCAT_WS with Flink's NULL rules, building only the final buffers |
+//! | [`search`] | POSITION / LOCATE / INSTR, LIKE, REPLACE, SPLIT_INDEX |
+//! | [`validate`] | UTF-8 validation of bytes from outside (simdutf8) naming the bad row |
+//!
+//! Flink's behaviour is the specification; each kernel's docs cite the Flink
+//! source it follows.
+
+pub mod alloc_count;
+pub mod concat;
+pub mod digest;
+pub mod encode;
+mod error;
+#[doc(hidden)]
+pub mod input;
+pub mod search;
+pub mod validate;
+
+pub use error::{Error, Result};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use arrow_array;
+    pub use arrow_schema;
+}

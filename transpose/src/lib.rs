@@ -1,0 +1,1 @@
+//! Flink `BinaryRowData` ⇄ Arrow `RecordBatch` (in progress).
