@@ -46,7 +46,7 @@ fn fmix(mut h: u32) -> u32 {
 /// `BinaryRowData` is). Internal fast path: the caller guarantees the length.
 #[inline]
 pub(crate) fn hash_row_words(row: &[u8]) -> i32 {
-    debug_assert!(row.len() % 8 == 0);
+    debug_assert!(row.len().is_multiple_of(8));
     let mut h = DEFAULT_SEED;
     let mut chunks = row.chunks_exact(8);
     for c in &mut chunks {
@@ -71,7 +71,7 @@ pub(crate) fn hash_row_words(row: &[u8]) -> i32 {
 /// # Errors
 /// `bytes.len()` must be a multiple of 4, as Flink requires.
 pub fn hash_bytes_by_words(bytes: &[u8]) -> Result<i32> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(invalid_arg(format!(
             "hashBytesByWords needs a multiple of 4 bytes, got {}",
             bytes.len()
@@ -85,7 +85,7 @@ pub fn hash_bytes_by_words(bytes: &[u8]) -> Result<i32> {
 /// # Errors
 /// A `BinaryRowData` is always a multiple of 8 bytes; other lengths are refused.
 pub fn hash_binary_row(row: &[u8]) -> Result<i32> {
-    if row.len() % 8 != 0 {
+    if !row.len().is_multiple_of(8) {
         return Err(invalid_arg(format!(
             "a BinaryRowData is a multiple of 8 bytes, got {}",
             row.len()

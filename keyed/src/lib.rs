@@ -25,14 +25,19 @@
 //! its key-group range. Stored rows (keep-last / normalize payloads) use
 //! arrow-row, decoded once per batch on emission.
 
+pub mod agg;
 pub mod error;
 pub mod exchange;
 pub mod flink_hash;
+pub mod group_agg;
 pub mod key_encoder;
 pub mod row_kind;
+pub mod snapshot;
 pub mod state;
 
+pub use agg::{AggKind, AggSpec};
 pub use error::{Error, Result};
+pub use group_agg::{GroupAggOptions, GroupAggregate};
 pub use exchange::{key_groups, KeyedExchange};
 pub use flink_hash::{
     default_max_parallelism, hash_binary_row, hash_bytes_by_words, key_group_for_hash,
