@@ -26,17 +26,22 @@
 //! arrow-row, decoded once per batch on emission.
 
 pub mod agg;
+pub mod dedup;
 pub mod error;
 pub mod exchange;
 pub mod flink_hash;
 pub mod group_agg;
 pub mod key_encoder;
+pub mod normalize;
+mod payload;
 pub mod row_kind;
 pub mod snapshot;
 pub mod state;
 
 pub use agg::{AggKind, AggSpec};
+pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep};
 pub use error::{Error, Result};
+pub use normalize::{ChangelogNormalize, NormalizeOptions};
 pub use group_agg::{GroupAggOptions, GroupAggregate};
 pub use exchange::{key_groups, KeyedExchange};
 pub use flink_hash::{
