@@ -203,7 +203,7 @@ impl<'a> InCol<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn is_null(&self, i: usize) -> bool {
         match self {
             InCol::None => false,
@@ -214,7 +214,7 @@ impl<'a> InCol<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn i64(&self, i: usize) -> Option<i64> {
         match self {
             InCol::I64(v, n) if !n.is_some_and(|n| n.is_null(i)) => v.get(i).copied(),
@@ -222,7 +222,7 @@ impl<'a> InCol<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn f64(&self, i: usize) -> Option<f64> {
         match self {
             InCol::F64(v, n) if !n.is_some_and(|n| n.is_null(i)) => v.get(i).copied(),
@@ -230,7 +230,7 @@ impl<'a> InCol<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn str(&self, i: usize) -> Option<&'a [u8]> {
         match self {
             InCol::Utf8(a) if a.is_valid(i) => Some(a.value(i).as_bytes()),
@@ -330,7 +330,7 @@ impl Acc {
     }
 
     /// Applies row `i` (accumulate or retract). Returns the change in heap bytes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn update(&mut self, r: &Resolved, input: &InCol<'_>, i: usize, acc: bool) -> isize {
         let sign: i64 = if acc { 1 } else { -1 };
         match self {
@@ -453,7 +453,7 @@ impl Acc {
     }
 
     /// Pushes the current aggregate value to `out`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn emit(&self, r: &Resolved, out: &mut OutCol) {
         match self {
             Acc::Count(c) => out.push_i64(Some(*c)),
@@ -727,21 +727,21 @@ impl OutCol {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_i64(&mut self, x: Option<i64>) {
         if let OutCol::I64 { v, valid } = self {
             v.push(x.unwrap_or(0));
             valid.push(x.is_some());
         }
     }
-    #[inline]
+    #[inline(always)]
     fn push_f64(&mut self, x: Option<f64>) {
         if let OutCol::F64 { v, valid } = self {
             v.push(x.unwrap_or(0.0));
             valid.push(x.is_some());
         }
     }
-    #[inline]
+    #[inline(always)]
     fn push_str(&mut self, x: Option<&[u8]>) {
         if let OutCol::Str { data, ends, valid } = self {
             if let Some(s) = x {
@@ -761,7 +761,7 @@ impl OutCol {
     }
 
     /// Removes rows from `len` on.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn truncate(&mut self, len: usize) {
         match self {
             OutCol::I64 { v, valid } => {
@@ -808,7 +808,7 @@ impl OutCol {
 
     /// Whether rows `a` and `b` hold the same value (Flink's generated
     /// record equaliser: NULL equals NULL; doubles compare with `==`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rows_equal(&self, a: usize, b: usize) -> bool {
         match self {
             OutCol::I64 { v, valid } => valid[a] == valid[b] && (!valid[a] || v[a] == v[b]),

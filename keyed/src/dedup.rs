@@ -108,6 +108,7 @@ pub struct Deduplicate {
     codec: PayloadCodec,
     emit_rows: Vec<u32>,
     acct: Accounting,
+    owned_key_probe: bool,
 }
 
 impl Deduplicate {
@@ -139,6 +140,7 @@ impl Deduplicate {
             kept: ByteKeyMap::default(),
             block: KeyBlock::new(),
             emit_rows: Vec::new(),
+            owned_key_probe: false,
         })
     }
 
@@ -176,7 +178,7 @@ impl Deduplicate {
             return Ok((batch.clone(), vec![RowKind::UpdateAfter; batch.num_rows()]));
         }
         let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill(&enc)?;
+        self.block.fill_flink(&enc)?;
         if self.first_by_proctime() {
             return self.process_first_proctime(batch);
         }
@@ -190,9 +192,16 @@ impl Deduplicate {
         } else {
             RowKind::UpdateAfter
         };
-        let Self { kept, block, codec, acct, opts, .. } = self;
+        let Self { kept, block, codec, acct, opts, owned_key_probe, .. } = self;
+        let owned_key_probe = *owned_key_probe;
+        let mut owned_key: Vec<u8>;
         for i in 0..batch.num_rows() {
-            let key = block.row(i);
+            let key = if owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                &owned_key[..]
+            } else {
+                block.row(i)
+            };
             let time = times.as_ref().map_or(0, |t| t.get(i));
             match kept.entry_ref(key) {
                 EntryRef::Vacant(v) => {
@@ -236,10 +245,17 @@ impl Deduplicate {
     }
 
     fn process_first_proctime(&mut self, batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
-        let Self { seen, block, acct, emit_rows, .. } = self;
+        let Self { seen, block, acct, emit_rows, owned_key_probe, .. } = self;
+        let owned_key_probe = *owned_key_probe;
+        let mut owned_key: Vec<u8>;
         emit_rows.clear();
         for i in 0..batch.num_rows() {
-            let key = block.row(i);
+            let key = if owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                &owned_key[..]
+            } else {
+                block.row(i)
+            };
             if let EntryRef::Vacant(v) = seen.entry_ref(key) {
                 let add = key.len() + ENTRY_OVERHEAD;
                 acct.check(add)?;
@@ -256,6 +272,14 @@ impl Deduplicate {
         let cols = batch.columns().iter().map(|c| take(c.as_ref(), &idx, None)).collect::<Result<Vec<ArrayRef>, _>>()?;
         let out = RecordBatch::try_new_with_options(batch.schema(), cols, &RecordBatchOptions::new().with_row_count(Some(n)))?;
         Ok((out, vec![RowKind::Insert; n]))
+    }
+
+    /// Benchmark-only: copy every probe key into a fresh `Vec<u8>` before
+    /// probing (the owned-key behaviour the borrowed probe replaced), so the
+    /// benches can compare both in one run. Not for production use.
+    #[doc(hidden)]
+    pub fn set_owned_key_probe(&mut self, on: bool) {
+        self.owned_key_probe = on;
     }
 
     /// Serialises the keys whose key group is in `range`.

@@ -12,13 +12,16 @@ use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
 use arrow_select::take::take;
 
 use crate::error::{invalid_arg, Result};
-use crate::flink_hash::{check_parallelism, hash_row_words, key_group_for_hash, operator_index_for_key_group};
-use crate::key_encoder::{FlinkKeyEncoder, KeyEncoder};
+use crate::flink_hash::{
+    check_parallelism, hash_fixed_rows, hash_row_words, murmur_hash, operator_index_for_key_group, ChannelAssigner,
+};
+use crate::key_encoder::{FlinkKeyEncoder, KeyBlock};
 
 /// Writes the Flink key group and target channel of every row of `batch`.
 ///
-/// One pass: each row's key is encoded into one reused buffer, hashed and
-/// assigned; nothing is allocated per row.
+/// One pass: the key rows are encoded into one block (fixed-width keys a
+/// column at a time), each row's bytes are hashed in place and assigned;
+/// nothing is allocated per row.
 ///
 /// # Errors
 /// Parallelism out of Flink's bounds (`0 < parallelism <= max_parallelism <=
@@ -41,18 +44,35 @@ pub fn key_groups(
         )));
     }
     let enc = FlinkKeyEncoder::try_new(batch.columns(), key_columns)?;
-    let mut buf = Vec::with_capacity(enc.fixed_size() + 64);
-    for (i, (kg_out, ch_out)) in out_key_groups.iter_mut().zip(out_channels.iter_mut()).take(n).enumerate() {
-        buf.clear();
-        enc.encode_row(i, &mut buf)?;
-        let kg = key_group_for_hash(hash_row_words(&buf), max_parallelism);
-        *kg_out = kg;
-        *ch_out = operator_index_for_key_group(max_parallelism, parallelism, kg);
-    }
+    let mut block = KeyBlock::new();
+    block.fill_flink(&enc)?;
+    let mask = (max_parallelism.count_ones() == 1).then_some(max_parallelism - 1);
+    for_each_hash(&block, |i, h| {
+        let m = murmur_hash(h);
+        let kg = match mask {
+            Some(mask) => m & mask,
+            None => m % max_parallelism,
+        };
+        out_key_groups[i] = kg;
+        out_channels[i] = operator_index_for_key_group(max_parallelism, parallelism, kg);
+    });
     Ok(())
 }
 
-/// Splits batches by Flink channel; keeps its index buffers between batches.
+/// Calls `f(row, BinaryRowData.hashCode())` for every row of `block`.
+#[inline]
+pub(crate) fn for_each_hash(block: &KeyBlock, mut f: impl FnMut(usize, i32)) {
+    match block.stride() {
+        Some(stride) => hash_fixed_rows(block.data(), stride, f),
+        None => {
+            for i in 0..block.len() {
+                f(i, hash_row_words(block.row(i)))
+            }
+        }
+    }
+}
+
+/// Splits batches by Flink channel; keeps its buffers between batches.
 ///
 /// ```
 /// # use std::sync::Arc;
@@ -66,9 +86,8 @@ pub fn key_groups(
 /// ```
 pub struct KeyedExchange {
     key_columns: Vec<usize>,
-    max_parallelism: i32,
-    parallelism: i32,
-    key_buf: Vec<u8>,
+    assigner: ChannelAssigner,
+    block: KeyBlock,
     per_channel: Vec<Vec<u32>>,
 }
 
@@ -78,14 +97,17 @@ impl KeyedExchange {
     /// # Errors
     /// Parallelism out of Flink's bounds.
     pub fn new(key_columns: Vec<usize>, max_parallelism: i32, parallelism: i32) -> Result<Self> {
-        check_parallelism(max_parallelism, parallelism)?;
         Ok(KeyedExchange {
             key_columns,
-            max_parallelism,
-            parallelism,
-            key_buf: Vec::new(),
+            assigner: ChannelAssigner::new(max_parallelism, parallelism)?,
+            block: KeyBlock::new(),
             per_channel: (0..parallelism).map(|_| Vec::new()).collect(),
         })
+    }
+
+    /// The key-group / channel arithmetic this exchange uses.
+    pub fn assigner(&self) -> &ChannelAssigner {
+        &self.assigner
     }
 
     /// Fills the per-channel row index lists for `batch` (one pass) and
@@ -94,24 +116,22 @@ impl KeyedExchange {
     /// # Errors
     /// A bad key column.
     pub fn assign(&mut self, batch: &RecordBatch) -> Result<&[Vec<u32>]> {
-        let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        for v in &mut self.per_channel {
-            v.clear();
-        }
         let n = batch.num_rows();
         if n > u32::MAX as usize {
             return Err(invalid_arg(format!("batch of {n} rows exceeds u32 row indices")));
         }
-        for i in 0..n {
-            self.key_buf.clear();
-            enc.encode_row(i, &mut self.key_buf)?;
-            let kg = key_group_for_hash(hash_row_words(&self.key_buf), self.max_parallelism);
-            let ch = operator_index_for_key_group(self.max_parallelism, self.parallelism, kg) as usize;
-            // ch < parallelism because kg < max_parallelism.
-            if let Some(v) = self.per_channel.get_mut(ch) {
+        let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
+        self.block.fill_flink(&enc)?;
+        let Self { assigner, block, per_channel, .. } = self;
+        for v in per_channel.iter_mut() {
+            v.clear();
+        }
+        for_each_hash(block, |i, h| {
+            let ch = assigner.channel(assigner.key_group(h));
+            if let Some(v) = per_channel.get_mut(ch) {
                 v.push(i as u32);
             }
-        }
+        });
         Ok(&self.per_channel)
     }
 

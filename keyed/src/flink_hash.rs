@@ -65,6 +65,86 @@ pub(crate) fn hash_row_words(row: &[u8]) -> i32 {
     fmix(h ^ row.len() as u32) as i32
 }
 
+/// `hash_row_words` for a row size known at compile time (the loop unrolls).
+#[inline(always)]
+fn hash_row_const<const S: usize>(row: &[u8]) -> i32 {
+    let mut h = DEFAULT_SEED;
+    let row = &row[..S];
+    for w in 0..S / 4 {
+        let v = u32::from_le_bytes([row[4 * w], row[4 * w + 1], row[4 * w + 2], row[4 * w + 3]]);
+        h = mix_h1(h, mix_k1(v));
+    }
+    fmix(h ^ S as u32) as i32
+}
+
+/// Hashes every row of a block of equal-size rows (`data.len()` a multiple of
+/// `stride`), calling `f(row, hash)`; common sizes get an unrolled loop.
+#[inline]
+pub(crate) fn hash_fixed_rows(data: &[u8], stride: usize, mut f: impl FnMut(usize, i32)) {
+    macro_rules! go {
+        ($s:literal) => {
+            for (i, r) in data.chunks_exact($s).enumerate() {
+                f(i, hash_row_const::<$s>(r))
+            }
+        };
+    }
+    match stride {
+        8 => go!(8),
+        16 => go!(16),
+        24 => go!(24),
+        32 => go!(32),
+        40 => go!(40),
+        _ => {
+            for (i, r) in data.chunks_exact(stride.max(1)).enumerate() {
+                f(i, hash_row_words(r))
+            }
+        }
+    }
+}
+
+/// Key group and channel of a key hash for one (max parallelism,
+/// parallelism) pair, with the two Java `int` divisions of
+/// `KeyGroupRangeAssignment` replaced by a mask (power-of-two max
+/// parallelism; `murmurHash` is never negative, so `%` equals the mask) and
+/// a key group → channel table.
+#[derive(Clone, Debug)]
+pub struct ChannelAssigner {
+    max_parallelism: i32,
+    mask: Option<i32>,
+    channels: Box<[u16]>,
+}
+
+impl ChannelAssigner {
+    /// Precomputes the key group → channel table (`max_parallelism` entries).
+    ///
+    /// # Errors
+    /// Flink's bounds: `0 < parallelism <= max_parallelism <= 32768`.
+    pub fn new(max_parallelism: i32, parallelism: i32) -> Result<Self> {
+        check_parallelism(max_parallelism, parallelism)?;
+        let channels = (0..max_parallelism)
+            .map(|kg| operator_index_for_key_group(max_parallelism, parallelism, kg) as u16)
+            .collect();
+        let mask = (max_parallelism.count_ones() == 1).then_some(max_parallelism - 1);
+        Ok(ChannelAssigner { max_parallelism, mask, channels })
+    }
+
+    /// `computeKeyGroupForKeyHash(hash, maxP)`.
+    #[inline(always)]
+    pub fn key_group(&self, key_hash: i32) -> i32 {
+        let m = murmur_hash(key_hash);
+        match self.mask {
+            Some(mask) => m & mask,
+            None => m % self.max_parallelism,
+        }
+    }
+
+    /// The channel of a key group (`kg * p / maxP`), by table.
+    #[inline(always)]
+    pub fn channel(&self, key_group: i32) -> usize {
+        self.channels.get(key_group as usize).copied().unwrap_or(0) as usize
+    }
+}
+
 /// `MurmurHashUtils.hashBytesByWords` (seed 42): the hash Flink's
 /// `BinaryRowData`, `BinaryArrayData` and `BinaryMapData` use as `hashCode()`.
 ///

@@ -80,6 +80,7 @@ pub struct GroupAggregate {
     out_rows: Vec<u32>,
     acct: Accounting,
     empty_accs: Box<[Acc]>,
+    owned_key_probe: bool,
 }
 
 impl GroupAggregate {
@@ -122,6 +123,7 @@ impl GroupAggregate {
             out_kinds: Vec::new(),
             out_rows: Vec::new(),
             empty_accs,
+            owned_key_probe: false,
         })
     }
 
@@ -156,11 +158,15 @@ impl GroupAggregate {
             return Err(invalid_arg("batch too large for u32 row indices"));
         }
         let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill(&enc)?;
+        self.block.fill_flink(&enc)?;
         let inputs = self.aggs.iter().map(|r| InCol::new(r, batch.columns())).collect::<Result<Vec<_>>>()?;
 
-        let Self { map, block, out, out_kinds, out_rows, aggs, opts, acct, empty_accs, .. } = self;
+        let Self { map, block, out, out_kinds, out_rows, aggs, opts, acct, empty_accs, owned_key_probe, .. } = self;
+        let owned_key_probe = *owned_key_probe;
+        let mut owned_key: Vec<u8>;
         for c in out.iter_mut() {
+            // A previous batch that failed mid-way may have left rows behind.
+            c.truncate(0);
             c.reserve(2 * n);
         }
         out_kinds.clear();
@@ -174,7 +180,12 @@ impl GroupAggregate {
             if !accumulate && !opts.retractable {
                 return Err(Error::UnexpectedRowKind { row: i, kind: kind.to_byte(), operator: "append-only GroupAggregate" });
             }
-            let key = block.row(i);
+            let key = if owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                &owned_key[..]
+            } else {
+                block.row(i)
+            };
             match map.entry_ref(key) {
                 EntryRef::Occupied(mut e) => {
                     let g = e.get_mut();
@@ -262,6 +273,14 @@ impl GroupAggregate {
             self.out_rows.clear();
         }
         Ok((rb, std::mem::take(&mut self.out_kinds)))
+    }
+
+    /// Benchmark-only: copy every probe key into a fresh `Vec<u8>` before
+    /// probing (the owned-key behaviour the borrowed probe replaced), so the
+    /// benches can compare both in one run. Not for production use.
+    #[doc(hidden)]
+    pub fn set_owned_key_probe(&mut self, on: bool) {
+        self.owned_key_probe = on;
     }
 
     /// Serialises the groups whose key group is in `range`.

@@ -271,10 +271,17 @@ fn write_bytes(out: &mut Vec<u8>, start: usize, slot: usize, b: &[u8]) -> Result
 /// Operators keep one `KeyBlock` and refill it per batch, so after the first
 /// batches (once the buffers reached their working size) encoding a batch
 /// allocates nothing. Probes borrow `row(i)` straight out of the block.
+///
+/// Keys made only of fixed-width fields have one size (`stride`); the block
+/// then needs no offsets and [`fill_flink`](KeyBlock::fill_flink) writes it a
+/// column at a time.
 #[derive(Default, Debug)]
 pub struct KeyBlock {
     data: Vec<u8>,
     ends: Vec<usize>,
+    /// Row size when every row has the same size, else 0.
+    stride: usize,
+    len: usize,
 }
 
 impl KeyBlock {
@@ -283,30 +290,98 @@ impl KeyBlock {
         Self::default()
     }
 
-    /// Replaces the contents with the key rows of every row of `enc`.
+    /// Replaces the contents with the key rows of every row of `enc`, one
+    /// row at a time.
     ///
     /// # Errors
     /// As [`KeyEncoder::encode_row`].
     pub fn fill(&mut self, enc: &dyn KeyEncoder) -> Result<()> {
         self.data.clear();
         self.ends.clear();
+        self.stride = 0;
         let n = enc.num_rows();
         self.ends.reserve(n);
         for i in 0..n {
             enc.encode_row(i, &mut self.data)?;
             self.ends.push(self.data.len());
         }
+        self.len = n;
+        Ok(())
+    }
+
+    /// Replaces the contents with the Flink key rows of every row of `enc`.
+    /// Fixed-width keys are written a column at a time into a zeroed block of
+    /// `rows × fixed size` bytes (no per-row dispatch); keys with strings
+    /// fall back to [`fill`](KeyBlock::fill).
+    ///
+    /// # Errors
+    /// As [`KeyEncoder::encode_row`].
+    pub fn fill_flink(&mut self, enc: &FlinkKeyEncoder<'_>) -> Result<()> {
+        if !enc.is_fixed_width() {
+            return self.fill(enc);
+        }
+        let (n, stride) = (enc.num_rows, enc.fixed);
+        self.ends.clear();
+        self.data.clear();
+        self.data.resize(n * stride, 0);
+        self.stride = stride;
+        self.len = n;
+        for (f, kc) in enc.cols.iter().enumerate() {
+            let off = enc.nb + 8 * f;
+            let rows = self.data.chunks_exact_mut(stride);
+            match &kc.col {
+                Col::Bool(a) => {
+                    for (i, r) in rows.enumerate() {
+                        r[off] = a.value(i) as u8;
+                    }
+                }
+                Col::I8(v) => rows.zip(v.iter()).for_each(|(r, x)| r[off] = *x as u8),
+                Col::I16(v) => rows.zip(v.iter()).for_each(|(r, x)| r[off..off + 2].copy_from_slice(&x.to_le_bytes())),
+                Col::I32(v) => rows.zip(v.iter()).for_each(|(r, x)| r[off..off + 4].copy_from_slice(&x.to_le_bytes())),
+                Col::F32(v) => {
+                    rows.zip(v.iter()).for_each(|(r, x)| r[off..off + 4].copy_from_slice(&x.to_bits().to_le_bytes()))
+                }
+                Col::I64(v) => rows.zip(v.iter()).for_each(|(r, x)| r[off..off + 8].copy_from_slice(&x.to_le_bytes())),
+                Col::F64(v) => {
+                    rows.zip(v.iter()).for_each(|(r, x)| r[off..off + 8].copy_from_slice(&x.to_bits().to_le_bytes()))
+                }
+                Col::Dec(v) => {
+                    rows.zip(v.iter()).for_each(|(r, x)| r[off..off + 8].copy_from_slice(&(*x as i64).to_le_bytes()))
+                }
+                // Variable-width columns never reach here (is_fixed_width).
+                _ => return self.fill(enc),
+            }
+            if let Some(nulls) = kc.nulls.filter(|n| n.null_count() > 0) {
+                let bit = f + 8;
+                for (i, r) in self.data.chunks_exact_mut(stride).enumerate() {
+                    if nulls.is_null(i) {
+                        r[off..off + 8].fill(0);
+                        r[bit >> 3] |= 1 << (bit & 7);
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
     /// Rows in the block.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.len
     }
 
     /// Whether the block is empty.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len == 0
+    }
+
+    /// The common row size when all rows have one size, else `None`.
+    pub fn stride(&self) -> Option<usize> {
+        (self.stride != 0).then_some(self.stride)
+    }
+
+    /// The whole encoded block (rows back to back).
+    pub fn data(&self) -> &[u8] {
+        &self.data
     }
 
     /// The key bytes of row `i`.
@@ -315,6 +390,10 @@ impl KeyBlock {
     /// If `i >= self.len()` (operators only index rows they filled).
     #[inline]
     pub fn row(&self, i: usize) -> &[u8] {
+        if self.stride != 0 {
+            let s = i * self.stride;
+            return &self.data[s..s + self.stride];
+        }
         let end = self.ends[i];
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.data[start..end]

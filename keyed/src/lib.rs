@@ -46,7 +46,7 @@ pub use group_agg::{GroupAggOptions, GroupAggregate};
 pub use exchange::{key_groups, KeyedExchange};
 pub use flink_hash::{
     default_max_parallelism, hash_binary_row, hash_bytes_by_words, key_group_for_hash,
-    key_group_range_for_operator, murmur_hash, operator_index_for_key_group, KeyGroupRange,
+    key_group_range_for_operator, murmur_hash, operator_index_for_key_group, ChannelAssigner, KeyGroupRange,
 };
 pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder};
 pub use row_kind::RowKind;

@@ -30,6 +30,9 @@ use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
 use crate::state::{Accounting, ByteKeyMap, ENTRY_OVERHEAD};
 
+/// A restored (key, stored row) pair.
+type Entry = (Box<[u8]>, Arc<[u8]>);
+
 /// Options of [`ChangelogNormalize`].
 #[derive(Clone, Debug)]
 pub struct NormalizeOptions {
@@ -57,6 +60,7 @@ pub struct ChangelogNormalize {
     block: KeyBlock,
     codec: PayloadCodec,
     acct: Accounting,
+    owned_key_probe: bool,
 }
 
 pub(crate) fn check_keys(schema: &SchemaRef, key_columns: &[usize]) -> Result<()> {
@@ -87,6 +91,7 @@ impl ChangelogNormalize {
             fingerprint,
             map: ByteKeyMap::default(),
             block: KeyBlock::new(),
+            owned_key_probe: false,
         })
     }
 
@@ -108,11 +113,18 @@ impl ChangelogNormalize {
         check_schema(&self.schema, batch)?;
         check_kinds_len(row_kinds, batch.num_rows())?;
         let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill(&enc)?;
+        self.block.fill_flink(&enc)?;
         self.codec.encode(batch)?;
-        let Self { map, block, codec, acct, opts, .. } = self;
+        let Self { map, block, codec, acct, opts, owned_key_probe, .. } = self;
+        let owned_key_probe = *owned_key_probe;
+        let mut owned_key: Vec<u8>;
         for (i, &kind) in row_kinds.iter().enumerate() {
-            let key = block.row(i);
+            let key = if owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                &owned_key[..]
+            } else {
+                block.row(i)
+            };
             if kind.is_accumulate() {
                 match map.entry_ref(key) {
                     EntryRef::Vacant(v) => {
@@ -149,6 +161,14 @@ impl ChangelogNormalize {
         self.codec.finish()
     }
 
+    /// Benchmark-only: copy every probe key into a fresh `Vec<u8>` before
+    /// probing (the owned-key behaviour the borrowed probe replaced), so the
+    /// benches can compare both in one run. Not for production use.
+    #[doc(hidden)]
+    pub fn set_owned_key_probe(&mut self, on: bool) {
+        self.owned_key_probe = on;
+    }
+
     /// Serialises the keys whose key group is in `range`.
     ///
     /// # Errors
@@ -169,7 +189,7 @@ impl ChangelogNormalize {
     /// # Errors
     /// [`Error::CorruptSnapshot`] (state unchanged), a duplicate key, the budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
-        let mut staged: Vec<(Box<[u8]>, Arc<[u8]>)> = Vec::new();
+        let mut staged: Vec<Entry> = Vec::new();
         let codec = &self.codec;
         read_snapshot(bytes, OpTag::Normalize, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
             let at = r.pos();

@@ -417,7 +417,8 @@ fn probes_of_keys_in_state_do_not_allocate_per_row() {
     let (ks, kb) = (vec![Insert; 64], vec![Insert; 4096]);
     // Keep-first probe; keep-last with identical rows; rowtime keep-first with
     // later (ignored) rows; normalize with identical upserts.
-    let ops: Vec<(&str, Box<dyn Fn() -> Box<dyn Op>>)> = vec![
+    type Make = Box<dyn Fn() -> Box<dyn Op>>;
+    let ops: Vec<(&str, Make)> = vec![
         ("keep-first proctime", Box::new(|| Box::new(dedup(Keep::First, DedupOrder::ProcTime, true, true)))),
         ("keep-last proctime", Box::new(|| Box::new(dedup(Keep::Last, DedupOrder::ProcTime, true, true)))),
         ("keep-first rowtime", Box::new(|| Box::new(dedup(Keep::First, ROWTIME, true, true)))),

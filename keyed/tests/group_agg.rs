@@ -386,6 +386,15 @@ fn budget_is_an_error_not_an_abort() {
     let e = op.process(&batch(&rows), &[Insert; 100]).unwrap_err();
     assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{e}");
     assert!(op.size() <= 600 && op.size() > 0);
+    // The operator stays usable: keys already in state keep working and the
+    // failed batch's partial output does not leak into the next one.
+    let groups = op.num_groups();
+    let (b, k) = op.process(&batch(&[r(0, Some(5))]), &[Insert]).unwrap();
+    assert_eq!(op.num_groups(), groups);
+    assert_eq!(
+        changelog(&b, &k),
+        vec![(UpdateBefore, vec![Cell::I(0), Cell::I(1)]), (UpdateAfter, vec![Cell::I(0), Cell::I(6)])]
+    );
 }
 
 #[test]
