@@ -452,34 +452,35 @@ impl Acc {
         }
     }
 
-    /// Pushes the current aggregate value to `out`.
+    /// The current aggregate value as a [`Slot`]; string values are copied
+    /// to the end of `arena` (a per-batch buffer, reused).
     #[inline(always)]
-    pub(crate) fn emit(&self, r: &Resolved, out: &mut OutCol) {
+    pub(crate) fn value(&self, r: &Resolved, arena: &mut Vec<u8>) -> Slot {
         match self {
-            Acc::Count(c) => out.push_i64(Some(*c)),
-            Acc::SumI { sum, n } => out.push_i64(match (n, r.kind) {
+            Acc::Count(c) => Slot::int(Some(*c)),
+            Acc::SumI { sum, n } => Slot::int(match (n, r.kind) {
                 (0, _) => None,
                 (n, AggKind::Avg) => Some(sum.wrapping_div(*n)),
                 _ => Some(*sum),
             }),
-            Acc::SumF { sum, n } => out.push_f64(match (n, r.kind) {
+            Acc::SumF { sum, n } => Slot::float(match (n, r.kind) {
                 (0, _) => None,
                 (n, AggKind::Avg) => sum.map(|s| s / *n as f64),
                 _ => *sum,
             }),
-            Acc::CurI(v) => out.push_i64(*v),
-            Acc::CurF(v) => out.push_f64(*v),
-            Acc::CurS(v) => out.push_str(v.as_deref()),
-            Acc::SetI(m) => out.push_i64(pick(m, r.kind).copied()),
-            Acc::SetF(m) => out.push_f64(pick(m, r.kind).map(|v| v.0)),
-            Acc::SetS(m) => out.push_str(pick(m, r.kind).map(|v| &**v)),
+            Acc::CurI(v) => Slot::int(*v),
+            Acc::CurF(v) => Slot::float(*v),
+            Acc::CurS(v) => Slot::string(v.as_deref(), arena),
+            Acc::SetI(m) => Slot::int(pick(m, r.kind).copied()),
+            Acc::SetF(m) => Slot::float(pick(m, r.kind).map(|v| v.0)),
+            Acc::SetS(m) => Slot::string(pick(m, r.kind).map(|v| &**v), arena),
             Acc::Hist(h) => {
                 let v = if r.kind == AggKind::FirstValue { h.front() } else { h.back() };
-                match (r.out, v) {
-                    (VType::I64, Some(Val::I(x))) => out.push_i64(Some(*x)),
-                    (VType::F64, Some(Val::F(x))) => out.push_f64(Some(*x)),
-                    (VType::Str, Some(Val::S(x))) => out.push_str(Some(x)),
-                    _ => out.push_null(),
+                match v {
+                    Some(Val::I(x)) => Slot::int(Some(*x)),
+                    Some(Val::F(x)) => Slot::float(Some(*x)),
+                    Some(Val::S(x)) => Slot::string(Some(x), arena),
+                    None => Slot::NULL,
                 }
             }
         }
@@ -692,169 +693,122 @@ fn hist_remove(h: &mut VecDeque<Val>, eq: impl Fn(&Val) -> bool, extra: usize) -
 // Output columns
 // ---------------------------------------------------------------------------
 
-/// A growable, truncatable output column (Arrow builders cannot truncate,
-/// and the operator speculatively writes the previous value of a group
-/// before knowing whether anything changed).
-pub(crate) enum OutCol {
-    I64 { v: Vec<i64>, valid: Vec<bool> },
-    F64 { v: Vec<f64>, valid: Vec<bool> },
-    Str { data: Vec<u8>, ends: Vec<usize>, valid: Vec<bool> },
+/// One aggregate value of an output row: raw bits of an i64/f64, or a
+/// string's `(start, len)` in the batch's string arena.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Slot {
+    a: u64,
+    b: u32,
+    valid: bool,
 }
 
-impl OutCol {
-    pub(crate) fn new(t: VType) -> Self {
+impl Slot {
+    pub(crate) const NULL: Slot = Slot { a: 0, b: 0, valid: false };
+
+    #[inline(always)]
+    fn int(v: Option<i64>) -> Slot {
+        match v {
+            Some(x) => Slot { a: x as u64, b: 0, valid: true },
+            None => Slot::NULL,
+        }
+    }
+    #[inline(always)]
+    fn float(v: Option<f64>) -> Slot {
+        match v {
+            Some(x) => Slot { a: x.to_bits(), b: 0, valid: true },
+            None => Slot::NULL,
+        }
+    }
+    #[inline(always)]
+    fn string(v: Option<&[u8]>, arena: &mut Vec<u8>) -> Slot {
+        match v {
+            Some(s) => {
+                let a = arena.len() as u64;
+                arena.extend_from_slice(s);
+                Slot { a, b: s.len() as u32, valid: true }
+            }
+            None => Slot::NULL,
+        }
+    }
+
+    /// Flink's generated record equaliser on one field: NULL equals NULL,
+    /// BIGINT by value, DOUBLE with `==` (NaN never equal, -0.0 == 0.0),
+    /// strings by bytes.
+    #[inline(always)]
+    pub(crate) fn same(self, o: Slot, t: VType, arena: &[u8]) -> bool {
+        if self.valid != o.valid {
+            return false;
+        }
+        if !self.valid {
+            return true;
+        }
         match t {
-            VType::I64 => OutCol::I64 { v: Vec::new(), valid: Vec::new() },
-            VType::F64 => OutCol::F64 { v: Vec::new(), valid: Vec::new() },
-            VType::Str => OutCol::Str { data: Vec::new(), ends: Vec::new(), valid: Vec::new() },
-        }
-    }
-
-    pub(crate) fn reserve(&mut self, rows: usize) {
-        match self {
-            OutCol::I64 { v, valid } => {
-                v.reserve(rows);
-                valid.reserve(rows)
-            }
-            OutCol::F64 { v, valid } => {
-                v.reserve(rows);
-                valid.reserve(rows)
-            }
-            OutCol::Str { ends, valid, .. } => {
-                ends.reserve(rows);
-                valid.reserve(rows)
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn push_i64(&mut self, x: Option<i64>) {
-        if let OutCol::I64 { v, valid } = self {
-            v.push(x.unwrap_or(0));
-            valid.push(x.is_some());
-        }
-    }
-    #[inline(always)]
-    fn push_f64(&mut self, x: Option<f64>) {
-        if let OutCol::F64 { v, valid } = self {
-            v.push(x.unwrap_or(0.0));
-            valid.push(x.is_some());
-        }
-    }
-    #[inline(always)]
-    fn push_str(&mut self, x: Option<&[u8]>) {
-        if let OutCol::Str { data, ends, valid } = self {
-            if let Some(s) = x {
-                data.extend_from_slice(s);
-            }
-            ends.push(data.len());
-            valid.push(x.is_some());
-        }
-    }
-    #[inline]
-    fn push_null(&mut self) {
-        match self {
-            OutCol::I64 { .. } => self.push_i64(None),
-            OutCol::F64 { .. } => self.push_f64(None),
-            OutCol::Str { .. } => self.push_str(None),
-        }
-    }
-
-    /// Removes rows from `len` on.
-    #[inline(always)]
-    pub(crate) fn truncate(&mut self, len: usize) {
-        match self {
-            OutCol::I64 { v, valid } => {
-                v.truncate(len);
-                valid.truncate(len)
-            }
-            OutCol::F64 { v, valid } => {
-                v.truncate(len);
-                valid.truncate(len)
-            }
-            OutCol::Str { data, ends, valid } => {
-                ends.truncate(len);
-                valid.truncate(len);
-                data.truncate(if len == 0 { 0 } else { ends[len - 1] });
-            }
-        }
-    }
-
-    /// Removes the second-to-last row, keeping the last.
-    pub(crate) fn drop_second_last(&mut self) {
-        match self {
-            OutCol::I64 { v, valid } => {
-                let n = v.len();
-                v.swap_remove(n - 2);
-                valid.swap_remove(n - 2);
-            }
-            OutCol::F64 { v, valid } => {
-                let n = v.len();
-                v.swap_remove(n - 2);
-                valid.swap_remove(n - 2);
-            }
-            OutCol::Str { data, ends, valid } => {
-                let n = ends.len();
-                let a = if n >= 3 { ends[n - 3] } else { 0 };
-                let b = ends[n - 2];
-                data.copy_within(b.., a);
-                data.truncate(data.len() - (b - a));
-                ends.swap_remove(n - 2);
-                ends[n - 2] = data.len();
-                valid.swap_remove(n - 2);
-            }
-        }
-    }
-
-    /// Whether rows `a` and `b` hold the same value (Flink's generated
-    /// record equaliser: NULL equals NULL; doubles compare with `==`).
-    #[inline(always)]
-    pub(crate) fn rows_equal(&self, a: usize, b: usize) -> bool {
-        match self {
-            OutCol::I64 { v, valid } => valid[a] == valid[b] && (!valid[a] || v[a] == v[b]),
+            VType::I64 => self.a == o.a,
             #[allow(clippy::float_cmp)]
-            OutCol::F64 { v, valid } => valid[a] == valid[b] && (!valid[a] || v[a] == v[b]),
-            OutCol::Str { data, ends, valid } => {
-                let s = |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-                valid[a] == valid[b] && s(a) == s(b)
-            }
+            VType::F64 => f64::from_bits(self.a) == f64::from_bits(o.a),
+            VType::Str => self.b == o.b && str_of(self, arena) == str_of(o, arena),
         }
     }
+}
 
-    /// Moves the rows out into an Arrow array, leaving the column empty.
-    pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
-        fn nulls(valid: &[bool]) -> Option<NullBuffer> {
-            if valid.iter().all(|&b| b) {
-                None
-            } else {
-                Some(NullBuffer::from(valid))
-            }
-        }
-        Ok(match self {
-            OutCol::I64 { v, valid } => {
-                let a = Int64Array::new(ScalarBuffer::from(std::mem::take(v)), nulls(valid));
-                valid.clear();
-                std::sync::Arc::new(a)
-            }
-            OutCol::F64 { v, valid } => {
-                let a = Float64Array::new(ScalarBuffer::from(std::mem::take(v)), nulls(valid));
-                valid.clear();
-                std::sync::Arc::new(a)
-            }
-            OutCol::Str { data, ends, valid } => {
-                if data.len() > i32::MAX as usize {
-                    return Err(Error::OffsetOverflow { needed: data.len(), limit: i32::MAX as usize });
-                }
-                let offsets: Vec<i32> = std::iter::once(0).chain(ends.iter().map(|&e| e as i32)).collect();
-                let a = StringArray::try_new(
-                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
-                    arrow_buffer::Buffer::from_vec(std::mem::take(data)),
-                    nulls(valid),
-                )?;
-                ends.clear();
-                valid.clear();
-                std::sync::Arc::new(a)
-            }
-        })
+#[inline(always)]
+fn str_of(s: Slot, arena: &[u8]) -> &[u8] {
+    let start = s.a as usize;
+    arena.get(start..start + s.b as usize).unwrap_or(&[])
+}
+
+/// Builds the output columns from row-major slots (`types.len()` per row),
+/// one pass over the rows.
+pub(crate) fn finish_columns(rows: &[Slot], types: &[VType], arena: &[u8]) -> Result<Vec<ArrayRef>> {
+    let k = types.len();
+    if k == 0 {
+        return Ok(Vec::new());
     }
+    let n = rows.len() / k;
+    let mut vals: Vec<Vec<u64>> = (0..k).map(|_| Vec::with_capacity(n)).collect();
+    let mut valid: Vec<Vec<bool>> = (0..k).map(|_| Vec::with_capacity(n)).collect();
+    for row in rows.chunks_exact(k) {
+        for ((s, v), b) in row.iter().zip(vals.iter_mut()).zip(valid.iter_mut()) {
+            v.push(s.a);
+            b.push(s.valid);
+        }
+    }
+    let mut out = Vec::with_capacity(k);
+    for (j, (t, (v, b))) in types.iter().zip(vals.into_iter().zip(valid)).enumerate() {
+        let nulls = if b.iter().all(|&x| x) { None } else { Some(NullBuffer::from(b)) };
+        out.push(match t {
+            VType::I64 => {
+                let v: Vec<i64> = v.into_iter().map(|x| x as i64).collect();
+                std::sync::Arc::new(Int64Array::new(ScalarBuffer::from(v), nulls)) as ArrayRef
+            }
+            VType::F64 => {
+                let v: Vec<f64> = v.into_iter().map(f64::from_bits).collect();
+                std::sync::Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls))
+            }
+            VType::Str => string_column(rows, k, j, arena, nulls)?,
+        });
+    }
+    Ok(out)
+}
+
+fn string_column(rows: &[Slot], k: usize, j: usize, arena: &[u8], nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+    let col = || rows.chunks_exact(k).filter_map(move |r| r.get(j).copied());
+    let total: usize = col().map(|s| if s.valid { s.b as usize } else { 0 }).sum();
+    if total > i32::MAX as usize {
+        return Err(Error::OffsetOverflow { needed: total, limit: i32::MAX as usize });
+    }
+    let mut offsets = Vec::with_capacity(rows.len() / k + 1);
+    offsets.push(0i32);
+    let mut data = Vec::with_capacity(total);
+    for s in col() {
+        if s.valid {
+            data.extend_from_slice(str_of(s, arena));
+        }
+        offsets.push(data.len() as i32);
+    }
+    Ok(std::sync::Arc::new(StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        arrow_buffer::Buffer::from_vec(data),
+        nulls,
+    )?))
 }

@@ -40,7 +40,7 @@ use crate::normalize::check_keys;
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
-use crate::state::{Accounting, ByteKeyMap, ENTRY_OVERHEAD};
+use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// Which row of a key survives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -203,7 +203,7 @@ impl Deduplicate {
                 block.row(i)
             };
             let time = times.as_ref().map_or(0, |t| t.get(i));
-            match kept.entry_ref(key) {
+            match kept.entry_ref(&KeyProbe(key)) {
                 EntryRef::Vacant(v) => {
                     let cur = codec.row(i);
                     let add = key.len() + cur.len() + ENTRY_OVERHEAD;
@@ -256,7 +256,7 @@ impl Deduplicate {
             } else {
                 block.row(i)
             };
-            if let EntryRef::Vacant(v) = seen.entry_ref(key) {
+            if let EntryRef::Vacant(v) = seen.entry_ref(&KeyProbe(key)) {
                 let add = key.len() + ENTRY_OVERHEAD;
                 acct.check(add)?;
                 acct.charge(add);

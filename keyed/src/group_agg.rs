@@ -29,13 +29,13 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
-use crate::agg::{resolve, Acc, AggSpec, InCol, OutCol, Resolved};
+use crate::agg::{finish_columns, resolve, Acc, AggSpec, InCol, Resolved, Slot, VType};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::key_encoder::{FlinkKeyEncoder, KeyBlock};
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
-use crate::state::{Accounting, ByteKeyMap, ENTRY_OVERHEAD};
+use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// Options of [`GroupAggregate`].
 #[derive(Clone, Debug)]
@@ -75,7 +75,13 @@ pub struct GroupAggregate {
     fingerprint: u64,
     map: ByteKeyMap<Group>,
     block: KeyBlock,
-    out: Vec<OutCol>,
+    /// Emitted aggregate values, row-major (`aggs.len()` per output row).
+    out: Vec<Slot>,
+    /// String values of `out`.
+    arena: Vec<u8>,
+    prev: Box<[Slot]>,
+    cur: Box<[Slot]>,
+    types: Box<[VType]>,
     out_kinds: Vec<RowKind>,
     out_rows: Vec<u32>,
     acct: Accounting,
@@ -111,7 +117,11 @@ impl GroupAggregate {
         let empty_accs: Box<[Acc]> = resolved.iter().map(|r| Acc::new(r, opts.retractable)).collect();
         Ok(GroupAggregate {
             output_schema: Arc::new(Schema::new(out_fields)),
-            out: resolved.iter().map(|r| OutCol::new(r.out)).collect(),
+            out: Vec::new(),
+            arena: Vec::new(),
+            prev: vec![Slot::NULL; resolved.len()].into(),
+            cur: vec![Slot::NULL; resolved.len()].into(),
+            types: resolved.iter().map(|r| r.out).collect(),
             input_schema,
             key_columns,
             aggs: resolved,
@@ -161,14 +171,14 @@ impl GroupAggregate {
         self.block.fill_flink(&enc)?;
         let inputs = self.aggs.iter().map(|r| InCol::new(r, batch.columns())).collect::<Result<Vec<_>>>()?;
 
-        let Self { map, block, out, out_kinds, out_rows, aggs, opts, acct, empty_accs, owned_key_probe, .. } = self;
+        let Self { map, block, out, arena, prev, cur, types, out_kinds, out_rows, aggs, opts, acct, empty_accs, owned_key_probe, .. } = self;
         let owned_key_probe = *owned_key_probe;
         let mut owned_key: Vec<u8>;
-        for c in out.iter_mut() {
-            // A previous batch that failed mid-way may have left rows behind.
-            c.truncate(0);
-            c.reserve(2 * n);
-        }
+        let k = aggs.len();
+        // A previous batch that failed mid-way may have left rows behind.
+        out.clear();
+        arena.clear();
+        out.reserve(2 * n * k);
         out_kinds.clear();
         out_rows.clear();
         out_kinds.reserve(2 * n);
@@ -186,12 +196,12 @@ impl GroupAggregate {
             } else {
                 block.row(i)
             };
-            match map.entry_ref(key) {
+            match map.entry_ref(&KeyProbe(key)) {
                 EntryRef::Occupied(mut e) => {
                     let g = e.get_mut();
-                    let mark = out_kinds.len();
-                    for ((acc, r), col) in g.accs.iter().zip(aggs.iter()).zip(out.iter_mut()) {
-                        acc.emit(r, col);
+                    let base = arena.len();
+                    for ((slot, acc), r) in prev.iter_mut().zip(g.accs.iter()).zip(aggs.iter()) {
+                        *slot = acc.value(r, arena);
                     }
                     let mut delta = 0isize;
                     for ((acc, r), input) in g.accs.iter_mut().zip(aggs.iter()).zip(inputs.iter()) {
@@ -200,26 +210,25 @@ impl GroupAggregate {
                     g.count += if accumulate { 1 } else { -1 };
                     apply_delta(acct, delta);
                     if g.count != 0 {
-                        for ((acc, r), col) in g.accs.iter().zip(aggs.iter()).zip(out.iter_mut()) {
-                            acc.emit(r, col);
+                        for ((slot, acc), r) in cur.iter_mut().zip(g.accs.iter()).zip(aggs.iter()) {
+                            *slot = acc.value(r, arena);
                         }
-                        if out.iter().all(|c| c.rows_equal(mark, mark + 1)) {
-                            for c in out.iter_mut() {
-                                c.truncate(mark);
-                            }
-                        } else {
-                            if gen_ub {
-                                out_kinds.push(RowKind::UpdateBefore);
-                                out_rows.push(i as u32);
-                            } else {
-                                for c in out.iter_mut() {
-                                    c.drop_second_last();
-                                }
-                            }
-                            out_kinds.push(RowKind::UpdateAfter);
+                        let same = prev.iter().zip(cur.iter()).zip(types.iter()).all(|((a, b), t)| a.same(*b, *t, arena));
+                        if same {
+                            // GroupAggFunction: equal values and TTL off → nothing.
+                            arena.truncate(base);
+                            continue;
+                        }
+                        if gen_ub {
+                            out.extend_from_slice(prev);
+                            out_kinds.push(RowKind::UpdateBefore);
                             out_rows.push(i as u32);
                         }
+                        out.extend_from_slice(cur);
+                        out_kinds.push(RowKind::UpdateAfter);
+                        out_rows.push(i as u32);
                     } else {
+                        out.extend_from_slice(prev);
                         out_kinds.push(RowKind::Delete);
                         out_rows.push(i as u32);
                         let freed = key.len() + ENTRY_OVERHEAD + group_size(&e.get().accs);
@@ -232,19 +241,20 @@ impl GroupAggregate {
                         // GroupAggFunction: retraction for a key without state is dropped.
                         continue;
                     }
-                    let base = key.len() + ENTRY_OVERHEAD + group_size(empty_accs);
-                    acct.check(base)?;
+                    let base_size = key.len() + ENTRY_OVERHEAD + group_size(empty_accs);
+                    acct.check(base_size)?;
                     let mut accs = empty_accs.clone();
                     let mut delta = 0isize;
                     for ((acc, r), input) in accs.iter_mut().zip(aggs.iter()).zip(inputs.iter()) {
                         delta += acc.update(r, input, i, true);
                     }
-                    for ((acc, r), col) in accs.iter().zip(aggs.iter()).zip(out.iter_mut()) {
-                        acc.emit(r, col);
+                    for ((slot, acc), r) in cur.iter_mut().zip(accs.iter()).zip(aggs.iter()) {
+                        *slot = acc.value(r, arena);
                     }
+                    out.extend_from_slice(cur);
                     out_kinds.push(RowKind::Insert);
                     out_rows.push(i as u32);
-                    acct.charge(base);
+                    acct.charge(base_size);
                     apply_delta(acct, delta);
                     v.insert_with_key(Box::from(key), Group { count: 1, accs });
                 }
@@ -259,9 +269,7 @@ impl GroupAggregate {
         for &k in &self.key_columns {
             cols.push(take(batch.column(k).as_ref(), &indices, None)?);
         }
-        for c in &mut self.out {
-            cols.push(c.finish()?);
-        }
+        cols.extend(finish_columns(&self.out, &self.types, &self.arena)?);
         let rb = RecordBatch::try_new_with_options(
             self.output_schema.clone(),
             cols,

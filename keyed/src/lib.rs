@@ -50,4 +50,4 @@ pub use flink_hash::{
 };
 pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder};
 pub use row_kind::RowKind;
-pub use state::ByteKeyMap;
+pub use state::{ByteKeyMap, KeyProbe};

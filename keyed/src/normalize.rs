@@ -28,7 +28,7 @@ use crate::key_encoder::{is_supported_key_type, FlinkKeyEncoder, KeyBlock};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
-use crate::state::{Accounting, ByteKeyMap, ENTRY_OVERHEAD};
+use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// A restored (key, stored row) pair.
 type Entry = (Box<[u8]>, Arc<[u8]>);
@@ -126,7 +126,7 @@ impl ChangelogNormalize {
                 block.row(i)
             };
             if kind.is_accumulate() {
-                match map.entry_ref(key) {
+                match map.entry_ref(&KeyProbe(key)) {
                     EntryRef::Vacant(v) => {
                         let cur = codec.row(i);
                         let add = key.len() + cur.len() + ENTRY_OVERHEAD;
@@ -153,7 +153,7 @@ impl ChangelogNormalize {
                         codec.emit_input(i, RowKind::UpdateAfter);
                     }
                 }
-            } else if let Some((k, prev)) = map.remove_entry(key) {
+            } else if let Some((k, prev)) = map.remove_entry(&KeyProbe(key)) {
                 acct.release(k.len() + prev.len() + ENTRY_OVERHEAD);
                 codec.emit_stored(prev, RowKind::Delete);
             }

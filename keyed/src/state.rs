@@ -51,3 +51,33 @@ impl Accounting {
         self.bytes = self.bytes.saturating_sub(sub);
     }
 }
+
+/// A borrowed probe key for [`ByteKeyMap`]: hashes exactly like the stored
+/// `Box<[u8]>` (both hash as `[u8]`) and compares 8 bytes at a time, since
+/// encoded Flink key rows are always a multiple of 8 bytes long (an inline
+/// word compare beats a `memcmp` call for 16–32-byte keys).
+#[derive(Hash, Clone, Copy, Debug)]
+pub struct KeyProbe<'a>(pub &'a [u8]);
+
+impl hashbrown::Equivalent<Box<[u8]>> for KeyProbe<'_> {
+    #[inline(always)]
+    fn equivalent(&self, key: &Box<[u8]>) -> bool {
+        eq_key_bytes(self.0, key)
+    }
+}
+
+#[inline(always)]
+pub(crate) fn eq_key_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail_eq = ca.remainder() == cb.remainder();
+    tail_eq
+        && ca.zip(cb).all(|(x, y)| {
+            let (mut u, mut v) = ([0u8; 8], [0u8; 8]);
+            u.copy_from_slice(x);
+            v.copy_from_slice(y);
+            u64::from_ne_bytes(u) == u64::from_ne_bytes(v)
+        })
+}
