@@ -22,6 +22,15 @@
 //! (TIME), Timestamp ms (TIMESTAMP(3), compact millis), Decimal128 with
 //! precision ≤ 18 (compact DECIMAL, unscaled i64), Utf8/LargeUtf8/Utf8View
 //! (VARCHAR), Binary/LargeBinary/BinaryView (VARBINARY).
+//!
+//! Refused (an [`Error::UnsupportedType`], never a silently different key):
+//! DECIMAL with precision > 18 and TIMESTAMP with precision > 3. Their
+//! `BinaryRowData` form is non-compact, and a NULL of those types is written
+//! with reserved zero bytes by the planner's key projection but without them
+//! by `RowDataSerializer.toBinaryRow`, so the bytes, hash and key group
+//! differ between the two paths (flink-formats.md §2.4, §11). Keys must use
+//! the projection (codegen) form; `sluice-transpose`'s writer implements it
+//! and is meant to replace this encoder behind [`KeyEncoder`].
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
