@@ -87,7 +87,8 @@ fn exchange(c: &mut Criterion) {
 fn group_agg(c: &mut Criterion) {
     // Append-only input (Flink plans the non-retract MIN/MAX for it); every
     // row changes its group's values, so each row emits -U/+U.
-    let sets: [(&str, fn() -> Vec<AggSpec>); 2] = [
+    type AggList = fn() -> Vec<AggSpec>;
+    let sets: [(&str, AggList); 2] = [
         ("keyed/group_agg_keys_in_state", || {
             vec![AggSpec::count_star(), AggSpec::sum(1), AggSpec::min(1), AggSpec::max(1), AggSpec::avg(2)]
         }),
