@@ -83,6 +83,17 @@ impl CachedEncoder {
         self.stats
     }
 
+    /// Whether the cache has been released for good.
+    #[inline]
+    pub(crate) fn is_bypassed(&self) -> bool {
+        self.stats.bypassed
+    }
+
+    /// Counts rows a batch encoded plainly because the cache was bypassed.
+    pub(crate) fn add_bypassed_rows(&mut self, rows: u64) {
+        self.stats.bypassed_rows += rows;
+    }
+
     /// Heap bytes the cache currently retains (0 once bypassed). For tests.
     #[doc(hidden)]
     pub fn retained_bytes(&self) -> usize {
