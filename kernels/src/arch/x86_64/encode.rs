@@ -141,6 +141,7 @@ pub(crate) unsafe fn encode_avx2(src: *const u16, len: usize, dst: *mut u8) -> u
 /// - The CPU supports AVX-512F and AVX-512BW (which imply AVX2).
 /// - Bounds as for [`encode_sse2`].
 #[target_feature(enable = "avx512f,avx512bw")]
+#[allow(clippy::incompatible_msrv)] // AVX-512 intrinsics: Rust >= 1.89
 pub(crate) unsafe fn encode_avx512(src: *const u16, len: usize, dst: *mut u8) -> usize {
     // SAFETY: AVX-512F/BW (and the AVX2/SSE2 they imply) are enabled here;
     // the bounds are the caller's.
@@ -168,6 +169,7 @@ pub(crate) unsafe fn encode_avx512(src: *const u16, len: usize, dst: *mut u8) ->
 ///
 /// As for [`encode_avx512`], and `len < 16`.
 #[target_feature(enable = "avx512f,avx512bw")]
+#[allow(clippy::incompatible_msrv)] // AVX-512 intrinsics: Rust >= 1.89
 unsafe fn encode_short_masked(src: *const u16, len: usize, dst: *mut u8) -> usize {
     debug_assert!(len < 16);
     let m: __mmask32 = (1u32 << len) - 1;
