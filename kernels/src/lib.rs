@@ -17,6 +17,7 @@
 //! source it follows.
 
 pub mod alloc_count;
+mod arch;
 pub mod concat;
 pub mod digest;
 pub mod encode;
@@ -25,6 +26,7 @@ mod error;
 pub mod input;
 pub mod search;
 pub mod validate;
+mod vector;
 
 pub use error::{Error, Result};
 
