@@ -162,6 +162,15 @@ pub fn digest_hex(input: &dyn Array, alg: DigestAlgorithm) -> Result<StringArray
     })
 }
 
+/// The digest of one byte string into `out`, returning its length: the
+/// one-shot routine the kernels use, without hex or buffers (for benchmarks
+/// that isolate the hex-and-buffer cost).
+#[doc(hidden)]
+#[inline]
+pub fn digest_raw(alg: DigestAlgorithm, data: &[u8], out: &mut [u8; 64]) -> usize {
+    oneshot::digest_into(alg, data, out)
+}
+
 fn unary(input: &dyn Datum, alg: DigestAlgorithm) -> Result<ArrayRef> {
     let (array, _scalar) = width::datum(input, alg.name())?;
     digest_hex(array, alg).map(column::arc)
