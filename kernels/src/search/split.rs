@@ -32,7 +32,7 @@ use crate::error::Result;
 ///
 /// # Example
 /// ```
-/// use arrow_array::{Int32Array, Scalar, StringArray};
+/// use arrow_array::{Array, Int32Array, Scalar, StringArray};
 /// use sluice_kernels::search::split_index;
 /// let s = StringArray::from(vec!["a,,b", "a b  c", ""]);
 /// let sep = Scalar::new(StringArray::from(vec![","]));
