@@ -447,12 +447,14 @@ fn like_dyn1(s: &str, p: &str) -> bool {
     like(&StringArray::from(vec![s]), &StringArray::from(vec![p]), None).unwrap().value(0)
 }
 
-/// `SqlLikeChainChecker` (Flink 1.20 / 2.0 trees): the empty literal
-/// pattern has no chunks and matches every string; a non-literal '' goes to
-/// `SqlLikeUtils.like` (regex '') and matches only ''.
+/// `SqlLikeChainChecker.check` (apache/flink master, `isEmptyPattern`;
+/// FLINK-39396 kept its semantics): the empty literal pattern returns false
+/// early when the input is not empty. A non-literal '' goes to
+/// `SqlLikeUtils.like` (regex '') and also matches only ''. An all-`%`
+/// pattern matches everything.
 #[test]
-fn flink_like_empty_pattern_quirk() {
-    assert!(like1("abc", "", None).unwrap());
+fn flink_like_empty_pattern() {
+    assert!(!like1("abc", "", None).unwrap());
     assert!(like1("", "", None).unwrap());
     assert!(!like_dyn1("abc", ""));
     assert!(like_dyn1("", ""));
