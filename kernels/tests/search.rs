@@ -136,12 +136,11 @@ fn ref_match(p: &[P], s: &[char]) -> bool {
     }
 }
 
-/// LIKE; `literal` = scalar pattern (Flink's quick-path quirk for '').
+/// LIKE; `literal` = scalar pattern (Flink's quick path; the empty pattern
+/// matches only '' on both paths, so the flag no longer changes the answer).
 fn ref_like(s: &str, p: &str, esc: Option<char>, literal: bool) -> Option<bool> {
+    let _ = literal;
     let toks = ref_parse(p, esc)?;
-    if literal && p.is_empty() {
-        return Some(true);
-    }
     let cs: Vec<char> = s.chars().collect();
     Some(ref_match(&toks, &cs))
 }
@@ -607,7 +606,8 @@ fn mismatched_lengths_and_types_are_errors() {
 #[test]
 fn like_pattern_api() {
     let p = LikePattern::new("", None).unwrap();
-    assert!(p.matches(b"x"));
+    assert!(!p.matches(b"x"));
+    assert!(p.matches(b""));
     let p = LikePattern::new_dynamic("", None).unwrap();
     assert!(!p.matches(b"x"));
     let p = LikePattern::new("%a_c%", None).unwrap();
