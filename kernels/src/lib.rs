@@ -22,6 +22,7 @@ pub mod concat;
 pub mod digest;
 pub mod encode;
 mod error;
+pub mod hex;
 #[doc(hidden)]
 pub mod input;
 pub mod search;
