@@ -19,7 +19,7 @@ use crate::converter::{Node, RowConverter, ValuesSizing};
 use crate::error::{Error, Result};
 use crate::layout::{decimal_fits, null_bits_width, row_null_bit};
 use crate::reader::{
-    bytes_at, decimal_at, le_at, nested_at, timestamp_at, u64_at, BinaryArray as BinArr,
+    bytes_at, decimal_at, le_at, nested_at, timestamp_at, u64_at, var_slice, BinaryArray as BinArr,
     BinaryMap as BinMap, BinaryRow, Fault,
 };
 use crate::row_kind::RowKind;
@@ -109,11 +109,58 @@ enum Col {
     F32(Vec<f32>),
     F64(Vec<f64>),
     Dec(Vec<i128>),
-    Bytes { offsets: Vec<i32>, values: Vec<u8>, utf8: bool },
+    Bytes { offsets: Vec<i32>, values: Vec<u8>, utf8: Utf8Check },
     Fixed { n: usize, values: Vec<u8> },
     List { offsets: Vec<i32>, child: Box<Builder> },
     Map { offsets: Vec<i32>, keys: Box<Builder>, values: Box<Builder> },
     Struct(Vec<Builder>),
+}
+
+/// How a string column's bytes are checked to be UTF-8.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Utf8Check {
+    /// Binary: not at all.
+    None,
+    /// Each value on its own before it is appended (nested strings, where
+    /// a value index is not a row index).
+    PerValue,
+    /// Top-level strings: the appended bytes are validated in chunks of
+    /// [`UTF8_CHUNK`] while still in cache, one simdutf8 call per chunk plus
+    /// a char-boundary test at every value start. `from` is the first
+    /// value not yet checked (value index = row index at the top level).
+    Chunked { from: usize },
+}
+
+/// Bytes appended to a top-level string column between two validations.
+const UTF8_CHUNK: usize = 64 * 1024;
+
+/// Validates values `from..` of a string column; on failure finds the
+/// first bad value (its index is the row at the top level).
+#[cold]
+fn find_bad_utf8(values: &[u8], offsets: &[i32], from: usize, field: &str) -> Error {
+    for v in from..offsets.len().saturating_sub(1) {
+        let (s, e) = (offsets[v] as usize, offsets[v + 1] as usize);
+        if values.get(s..e).is_none_or(|b| simdutf8::basic::from_utf8(b).is_err()) {
+            return Error::InvalidUtf8 { row: v, field: field.to_string() };
+        }
+    }
+    Error::InvalidUtf8 { row: from, field: field.to_string() }
+}
+
+#[inline]
+fn check_utf8_from(values: &[u8], offsets: &[i32], from: usize, field: &str) -> Result<()> {
+    let start = offsets.get(from).copied().unwrap_or(0) as usize;
+    let region = values.get(start..).unwrap_or(&[]);
+    let interior = offsets.get(from + 1..offsets.len().saturating_sub(1)).unwrap_or(&[]);
+    // A valid region whose every value starts on a char boundary (not a
+    // continuation byte 0x80..=0xBF) is valid value by value.
+    let ok = simdutf8::basic::from_utf8(region).is_ok()
+        && interior.iter().all(|&o| values.get(o as usize).is_none_or(|&b| (b as i8) >= -0x40));
+    if ok {
+        Ok(())
+    } else {
+        Err(find_bad_utf8(values, offsets, from, field))
+    }
 }
 
 /// A column builder: storage + validity.
@@ -128,7 +175,7 @@ pub(crate) struct Builder {
 const SMALL: usize = 64;
 
 impl Builder {
-    fn new(node: &Node, cap: usize) -> Builder {
+    fn new(node: &Node, cap: usize, top: bool) -> Builder {
         let col = match &node.ty.kind {
             TypeKind::Boolean => Col::Bool(BooleanBufferBuilder::new(cap)),
             TypeKind::TinyInt => Col::I8(Vec::with_capacity(cap)),
@@ -147,25 +194,29 @@ impl Builder {
                 Col::Bytes {
                     offsets,
                     values: Vec::with_capacity(SMALL),
-                    utf8: matches!(node.ty.kind, TypeKind::Char(_) | TypeKind::VarChar(_)),
+                    utf8: match (&node.ty.kind, top) {
+                        (TypeKind::VarBinary(_), _) => Utf8Check::None,
+                        (_, true) => Utf8Check::Chunked { from: 0 },
+                        (_, false) => Utf8Check::PerValue,
+                    },
                 }
             }
             TypeKind::Binary(n) => Col::Fixed { n: *n as usize, values: Vec::with_capacity(SMALL) },
             TypeKind::Array(_) => {
                 let mut offsets = Vec::with_capacity(cap + 1);
                 offsets.push(0);
-                Col::List { offsets, child: Box::new(Builder::new(&node.children[0], SMALL)) }
+                Col::List { offsets, child: Box::new(Builder::new(&node.children[0], SMALL, false)) }
             }
             TypeKind::Map(..) => {
                 let mut offsets = Vec::with_capacity(cap + 1);
                 offsets.push(0);
                 Col::Map {
                     offsets,
-                    keys: Box::new(Builder::new(&node.children[0], SMALL)),
-                    values: Box::new(Builder::new(&node.children[1], SMALL)),
+                    keys: Box::new(Builder::new(&node.children[0], SMALL, false)),
+                    values: Box::new(Builder::new(&node.children[1], SMALL, false)),
                 }
             }
-            TypeKind::Row(_) => Col::Struct(node.children.iter().map(|c| Builder::new(c, cap)).collect()),
+            TypeKind::Row(_) => Col::Struct(node.children.iter().map(|c| Builder::new(c, cap, false)).collect()),
         };
         // Arrow map keys are non-nullable whatever the Flink key type says.
         Builder { col, nulls: NullBufferBuilder::new(cap), nullable: node.ty.nullable, len: 0 }
@@ -257,11 +308,21 @@ impl Builder {
             }
             Col::Bytes { offsets, values, utf8 } => {
                 let b = bytes_at(base, pos).map_err(at)?;
-                if *utf8 && simdutf8::basic::from_utf8(b).is_err() {
-                    return Err(Error::InvalidUtf8 { row, field: node.path.clone() });
+                match utf8 {
+                    Utf8Check::PerValue if simdutf8::basic::from_utf8(b).is_err() => {
+                        return Err(Error::InvalidUtf8 { row, field: node.path.clone() });
+                    }
+                    _ => {}
                 }
                 values.extend_from_slice(b);
                 offsets.push(values.len() as i32);
+                if let Utf8Check::Chunked { from } = utf8 {
+                    let start = offsets.get(*from).copied().unwrap_or(0) as usize;
+                    if values.len() - start >= UTF8_CHUNK {
+                        check_utf8_from(values, offsets, *from, &node.path)?;
+                        *from = offsets.len() - 1;
+                    }
+                }
             }
             Col::Fixed { n, values } => {
                 let b = bytes_at(base, pos).map_err(at)?;
@@ -308,6 +369,61 @@ impl Builder {
         Ok(())
     }
 
+    /// The hot top-level cases without the general dispatch: BIGINT /
+    /// DOUBLE / INT / FLOAT slots and well-formed strings and binaries.
+    /// Returns `false` (having appended nothing) when the general path must
+    /// handle the value, including every malformed one.
+    #[inline(always)]
+    fn push_fast(&mut self, node: &Node, row: &[u8], pos: usize) -> bool {
+        let Some(word) = u64_at(row, pos) else { return false };
+        match (&mut self.col, &node.ty.kind) {
+            (Col::I64(v), TypeKind::BigInt) => v.push(word as i64),
+            (Col::F64(v), _) => v.push(f64::from_bits(word)),
+            (Col::I32(v), TypeKind::Int | TypeKind::Date) => v.push(word as u32 as i32),
+            (Col::F32(v), _) => v.push(f32::from_bits(word as u32)),
+            (Col::Bytes { offsets, values, utf8 }, _) => {
+                let b = if word >> 63 == 1 {
+                    let len = ((word >> 56) & 0x7F) as usize;
+                    match row.get(pos..pos + len) {
+                        Some(b) if len <= 7 => b,
+                        _ => return false,
+                    }
+                } else {
+                    match var_slice(row, word) {
+                        Ok(b) => b,
+                        Err(_) => return false,
+                    }
+                };
+                let Utf8Check::Chunked { from } = utf8 else {
+                    if *utf8 == Utf8Check::PerValue {
+                        return false;
+                    }
+                    values.extend_from_slice(b);
+                    offsets.push(values.len() as i32);
+                    self.nulls.append_non_null();
+                    self.len += 1;
+                    return true;
+                };
+                values.extend_from_slice(b);
+                offsets.push(values.len() as i32);
+                let start = offsets.get(*from).copied().unwrap_or(0) as usize;
+                if values.len() - start >= UTF8_CHUNK {
+                    // let the general path report (and re-append) on failure
+                    if check_utf8_from(values, offsets, *from, &node.path).is_err() {
+                        offsets.pop();
+                        values.truncate(offsets.last().copied().unwrap_or(0) as usize);
+                        return false;
+                    }
+                    *from = offsets.len() - 1;
+                }
+            }
+            _ => return false,
+        }
+        self.nulls.append_non_null();
+        self.len += 1;
+        true
+    }
+
     fn push_array(&mut self, node: &Node, arr: &BinArr<'_>, row: usize) -> Result<()> {
         for k in 0..arr.len() {
             if arr.is_null(k) {
@@ -327,6 +443,9 @@ impl Builder {
 
     fn finish(self, node: &Node) -> Result<ArrayRef> {
         let Builder { col, mut nulls, len, .. } = self;
+        if let Col::Bytes { offsets, values, utf8: Utf8Check::Chunked { from } } = &col {
+            check_utf8_from(values, offsets, *from, &node.path)?;
+        }
         let nulls = nulls.finish();
         let overflow = |needed: usize| Error::OffsetOverflow { needed, limit: i32::MAX as usize };
         let a: ArrayRef = match (col, &node.arrow) {
@@ -374,10 +493,11 @@ impl Builder {
                 // values.len() <= i32::MAX (checked above, so no value wrapped).
                 let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
                 let values = Buffer::from_vec(values);
-                if utf8 {
+                if utf8 != Utf8Check::None {
                     // SAFETY: offsets are valid (above) and every value was
-                    // checked to be UTF-8 with simdutf8 before it was
-                    // appended, so each offset is a char boundary.
+                    // checked to be UTF-8 with simdutf8 (one by one, or in
+                    // chunks with a char-boundary test at every value start,
+                    // the last chunk just above), so each value is UTF-8.
                     Arc::new(unsafe { StringArray::new_unchecked(offsets, values, nulls) })
                 } else {
                     Arc::new(BinaryArray::try_new(offsets, values, nulls)?)
@@ -511,7 +631,7 @@ impl RowConverter {
         if kinds.len() != n {
             return Err(Error::InvalidArgument(format!("{} RowKind slots for {n} rows", kinds.len())));
         }
-        let mut builders: Vec<Builder> = self.fields.iter().map(|f| Builder::new(f, n)).collect();
+        let mut builders: Vec<Builder> = self.fields.iter().map(|f| Builder::new(f, n, true)).collect();
         let nb = null_bits_width(self.fields.len());
         if self.sizing == ValuesSizing::ExactPass {
             self.presize(src, &mut builders, nb)?;
@@ -521,13 +641,16 @@ impl RowConverter {
             if row.len() < self.fixed_size {
                 return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
             }
-            *kind = RowKind::from_byte(row[0]).ok_or(Error::BadRowKind { row: i, field: None, byte: row[0] })?;
+            *kind = match RowKind::from_byte(row[0]) {
+                Some(k) => k,
+                None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
+            };
             for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
                 let (byte, mask) = row_null_bit(j);
                 // byte < nb <= fixed_size <= row.len()
                 if row[byte] & mask != 0 {
                     b.append_null(node, i)?;
-                } else {
+                } else if !b.push_fast(node, row, nb + 8 * j) {
                     b.push(node, row, nb + 8 * j, i)?;
                 }
             }

@@ -332,3 +332,59 @@ proptest! {
         let _ = c.rows_to_batch(&bad, &[0, bad.len() as i64]);
     }
 }
+
+/// Rows of one STRING each: `strings[i]` raw bytes (out of line when > 7).
+fn string_rows(strings: &[Vec<u8>]) -> (Vec<u8>, Vec<i64>) {
+    let mut data = Vec::new();
+    let mut offs = vec![0i64];
+    for s in strings {
+        let start = data.len();
+        data.extend_from_slice(&[0u8; 16]);
+        if s.len() <= 7 {
+            let mut w = [0u8; 8];
+            w[..s.len()].copy_from_slice(s);
+            w[7] = 0x80 | s.len() as u8;
+            data[start + 8..start + 16].copy_from_slice(&w);
+        } else {
+            let w = (16u64 << 32) | s.len() as u64;
+            data[start + 8..start + 16].copy_from_slice(&w.to_le_bytes());
+            data.extend_from_slice(s);
+            data.resize(start + 16 + s.len().div_ceil(8) * 8, 0);
+        }
+        offs.push(data.len() as i64);
+    }
+    (data, offs)
+}
+
+#[test]
+fn invalid_utf8_found_in_large_batches_at_its_row() {
+    let c = conv(&["STRING"]);
+    for bad_row in [0usize, 4_999, 9_999] {
+        let mut strings: Vec<Vec<u8>> = (0..10_000).map(|i| format!("row {i} é 中 😀").into_bytes()).collect();
+        strings[bad_row][2] = 0xff;
+        let (data, offs) = string_rows(&strings);
+        match c.rows_to_batch(&data, &offs) {
+            Err(Error::InvalidUtf8 { row, field }) => assert_eq!((row, field.as_str()), (bad_row, "f0")),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn utf8_split_across_two_values_is_refused() {
+    // 'é' = C3 A9 split between two rows: the concatenation is valid UTF-8,
+    // each value is not.
+    let c = conv(&["STRING"]);
+    let mut strings: Vec<Vec<u8>> = (0..3000).map(|_| b"abcdefghijkl".to_vec()).collect();
+    strings[1500].push(0xc3);
+    strings[1501].insert(0, 0xa9);
+    let (data, offs) = string_rows(&strings);
+    match c.rows_to_batch(&data, &offs) {
+        Err(Error::InvalidUtf8 { row: 1500, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    // inline values too
+    let strings = vec![b"ab\xc3".to_vec(), b"\xa9cd".to_vec()];
+    let (data, offs) = string_rows(&strings);
+    assert!(matches!(c.rows_to_batch(&data, &offs), Err(Error::InvalidUtf8 { row: 0, .. })));
+}
