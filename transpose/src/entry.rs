@@ -582,7 +582,7 @@ impl RowConverter {
     pub fn rows_to_batch(&self, data: &[u8], offsets: &[i64]) -> Result<(RecordBatch, Vec<RowKind>)> {
         let src = Contiguous { data, offsets };
         let mut kinds = vec![RowKind::Insert; src.num_rows()];
-        let batch = self.decode(&src, &mut kinds)?;
+        let batch = self.decode(&src, &mut kinds, &mut [])?;
         Ok((batch, kinds))
     }
 
@@ -593,7 +593,7 @@ impl RowConverter {
     /// As [`RowConverter::rows_to_batch`]; [`Error::InvalidArgument`] when
     /// `kinds` has the wrong length.
     pub fn rows_to_batch_into(&self, data: &[u8], offsets: &[i64], kinds: &mut [RowKind]) -> Result<RecordBatch> {
-        self.decode(&Contiguous { data, offsets }, kinds)
+        self.decode(&Contiguous { data, offsets }, kinds, &mut [])
     }
 
     /// Entry transpose of rows that live in separate buffers.
@@ -608,7 +608,7 @@ impl RowConverter {
     ) -> Result<(RecordBatch, Vec<RowKind>)> {
         let src = Segmented { segments, rows };
         let mut kinds = vec![RowKind::Insert; rows.len()];
-        let batch = self.decode(&src, &mut kinds)?;
+        let batch = self.decode(&src, &mut kinds, &mut [])?;
         Ok((batch, kinds))
     }
 
@@ -623,10 +623,18 @@ impl RowConverter {
         rows: &[RowAddress],
         kinds: &mut [RowKind],
     ) -> Result<RecordBatch> {
-        self.decode(&Segmented { segments, rows }, kinds)
+        self.decode(&Segmented { segments, rows }, kinds, &mut [])
     }
 
-    pub(crate) fn decode<S: RowSource>(&self, src: &S, kinds: &mut [RowKind]) -> Result<RecordBatch> {
+    /// Decodes the rows of `src`; fields with `Some` in `replace` are not
+    /// read from the rows, their column is taken from `replace` instead.
+    pub(crate) fn decode<S: RowSource>(
+        &self,
+        src: &S,
+        kinds: &mut [RowKind],
+        replace: &mut [Option<ArrayRef>],
+    ) -> Result<RecordBatch> {
+        let skip = |j: usize| replace.get(j).is_some_and(|r| r.is_some());
         let n = src.num_rows();
         if kinds.len() != n {
             return Err(Error::InvalidArgument(format!("{} RowKind slots for {n} rows", kinds.len())));
@@ -634,7 +642,7 @@ impl RowConverter {
         let mut builders: Vec<Builder> = self.fields.iter().map(|f| Builder::new(f, n, true)).collect();
         let nb = null_bits_width(self.fields.len());
         if self.sizing == ValuesSizing::ExactPass {
-            self.presize(src, &mut builders, nb)?;
+            self.presize(src, &mut builders, nb, &skip)?;
         }
         for (i, kind) in kinds.iter_mut().enumerate() {
             let row = src.row(i)?;
@@ -646,6 +654,9 @@ impl RowConverter {
                 None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
             };
             for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
+                if skip(j) {
+                    continue;
+                }
                 let (byte, mask) = row_null_bit(j);
                 // byte < nb <= fixed_size <= row.len()
                 if row[byte] & mask != 0 {
@@ -658,7 +669,11 @@ impl RowConverter {
         let columns = builders
             .into_iter()
             .zip(&self.fields)
-            .map(|(b, node)| b.finish(node))
+            .enumerate()
+            .map(|(j, (b, node))| match replace.get_mut(j).and_then(|r| r.take()) {
+                Some(col) => Ok(col),
+                None => b.finish(node),
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(RecordBatch::try_new_with_options(
             self.schema.clone(),
@@ -669,9 +684,16 @@ impl RowConverter {
 
     /// First pass: sums the string / binary lengths of each top-level column
     /// from the slots so each values buffer is allocated once, exactly.
-    fn presize<S: RowSource>(&self, src: &S, builders: &mut [Builder], nb: usize) -> Result<()> {
+    fn presize<S: RowSource>(
+        &self,
+        src: &S,
+        builders: &mut [Builder],
+        nb: usize,
+        skip: &dyn Fn(usize) -> bool,
+    ) -> Result<()> {
         let cols: Vec<usize> = (0..self.fields.len())
             .filter(|&j| {
+                !skip(j) &&
                 matches!(self.fields[j].ty.kind, TypeKind::Char(_) | TypeKind::VarChar(_) | TypeKind::VarBinary(_))
             })
             .collect();

@@ -64,10 +64,11 @@
 //! checked but not kept (Arrow has nowhere to put it); written nested rows
 //! carry `+I`.
 //!
-//! # Features
-//! * `lazy-strings` — [`lazy_strings`]: VARCHAR columns delivered as UTF-16
-//!   (Java `String`s) through `sluice_kernels::encode` and its repeated-value
-//!   cache.
+//! # Lazy Java strings
+//! [`lazy_strings`]: CHAR / VARCHAR columns delivered as UTF-16 (what a JNI
+//! caller holding `java.lang.String`s has) go through `sluice_kernels::encode`
+//! and its repeated-value cache into the same `Utf8` column
+//! ([`RowConverter::rows_to_batch_with_utf16`], [`RowConverter::utf16_column`]).
 
 mod converter;
 mod entry;
@@ -75,7 +76,6 @@ mod error;
 mod exit;
 mod key;
 pub mod layout;
-#[cfg(feature = "lazy-strings")]
 pub mod lazy_strings;
 pub mod reader;
 mod row_kind;
