@@ -291,6 +291,7 @@ fn ts_from_arrow(v: i64, unit: TimeUnit) -> Option<(i64, u32)> {
 /// written as NULL instead (a DECIMAL that does not fit its precision, as
 /// `DecimalData.fromBigDecimal` gives null); nothing was written then.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn write_value(
     out: &mut Vec<u8>,
     base: usize,
@@ -624,7 +625,18 @@ impl RowConverter {
                 }
                 (TypeKind::Decimal { .. }, _) => 16 * n,
                 (TypeKind::Timestamp(_) | TypeKind::TimestampLtz(_), _) => 8 * n,
-                (k, _) if matches!(k, TypeKind::Boolean | TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt | TypeKind::Float | TypeKind::Double | TypeKind::Date | TypeKind::Time(_)) => 0,
+                (
+                    TypeKind::Boolean
+                    | TypeKind::TinyInt
+                    | TypeKind::SmallInt
+                    | TypeKind::Int
+                    | TypeKind::BigInt
+                    | TypeKind::Float
+                    | TypeKind::Double
+                    | TypeKind::Date
+                    | TypeKind::Time(_),
+                    _,
+                ) => 0,
                 _ => col.get_buffer_memory_size() + 16 * n,
             };
         }

@@ -331,34 +331,25 @@ impl FlinkType {
     /// Checks precision / length limits as Flink's type constructors do.
     pub(crate) fn validate(&self) -> std::result::Result<(), String> {
         match &self.kind {
-            TypeKind::Decimal { precision, scale } => {
-                if !(1..=38).contains(precision) || scale > precision {
-                    return Err(format!("DECIMAL({precision}, {scale}) out of range"));
-                }
+            TypeKind::Decimal { precision, scale } if !(1..=38).contains(precision) || scale > precision => {
+                Err(format!("DECIMAL({precision}, {scale}) out of range"))
             }
-            TypeKind::Char(n) | TypeKind::VarChar(n) | TypeKind::Binary(n) | TypeKind::VarBinary(n) => {
-                if *n == 0 || *n > MAX_LENGTH {
-                    return Err(format!("length {n} out of range 1..=2147483647"));
-                }
+            TypeKind::Char(n) | TypeKind::VarChar(n) | TypeKind::Binary(n) | TypeKind::VarBinary(n)
+                if *n == 0 || *n > MAX_LENGTH =>
+            {
+                Err(format!("length {n} out of range 1..=2147483647"))
             }
-            TypeKind::Time(p) | TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p) => {
-                if *p > 9 {
-                    return Err(format!("precision {p} out of range 0..=9"));
-                }
+            TypeKind::Time(p) | TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p) if *p > 9 => {
+                Err(format!("precision {p} out of range 0..=9"))
             }
-            TypeKind::Array(e) => e.validate()?,
+            TypeKind::Array(e) => e.validate(),
             TypeKind::Map(k, v) => {
                 k.validate()?;
-                v.validate()?;
+                v.validate()
             }
-            TypeKind::Row(fs) => {
-                for f in fs {
-                    f.ty.validate()?;
-                }
-            }
-            _ => {}
+            TypeKind::Row(fs) => fs.iter().try_for_each(|f| f.ty.validate()),
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -128,8 +128,8 @@ fn five<T: Clone>(j: usize, a: T, b: T) -> Vec<Option<T>> {
         Some(a.clone()),
         Some(b.clone()),
         None,
-        if j % 2 == 1 { Some(a) } else { None },
-        if j % 2 == 0 { Some(b) } else { None },
+        if !j.is_multiple_of(2) { Some(a) } else { None },
+        if j.is_multiple_of(2) { Some(b) } else { None },
     ]
 }
 
