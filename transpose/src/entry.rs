@@ -19,7 +19,7 @@ use crate::converter::{Node, RowConverter, ValuesSizing};
 use crate::error::{Error, Result};
 use crate::layout::{decimal_fits, null_bits_width, row_null_bit};
 use crate::reader::{
-    bytes_at, decimal_at, le_at, nested_at, timestamp_at, u64_at, var_slice, BinaryArray as BinArr,
+    bytes_at, decimal_at, le_at, nested_at, timestamp_at, u64_at, BinaryArray as BinArr,
     BinaryMap as BinMap, BinaryRow, Fault,
 };
 use crate::row_kind::RowKind;
@@ -170,6 +170,9 @@ pub(crate) struct Builder {
     nullable: bool,
     len: usize,
 }
+
+/// Rows per decoding block.
+const BLOCK: usize = 256;
 
 /// Initial capacity of nested / geometric value buffers.
 const SMALL: usize = 64;
@@ -369,59 +372,77 @@ impl Builder {
         Ok(())
     }
 
-    /// The hot top-level cases without the general dispatch: BIGINT /
-    /// DOUBLE / INT / FLOAT slots and well-formed strings and binaries.
-    /// Returns `false` (having appended nothing) when the general path must
-    /// handle the value, including every malformed one.
-    #[inline(always)]
-    fn push_fast(&mut self, node: &Node, row: &[u8], pos: usize) -> bool {
-        let Some(word) = u64_at(row, pos) else { return false };
-        match (&mut self.col, &node.ty.kind) {
-            (Col::I64(v), TypeKind::BigInt) => v.push(word as i64),
-            (Col::F64(v), _) => v.push(f64::from_bits(word)),
-            (Col::I32(v), TypeKind::Int | TypeKind::Date) => v.push(word as u32 as i32),
-            (Col::F32(v), _) => v.push(f32::from_bits(word as u32)),
-            (Col::Bytes { offsets, values, utf8 }, _) => {
-                let b = if word >> 63 == 1 {
-                    let len = ((word >> 56) & 0x7F) as usize;
-                    match row.get(pos..pos + len) {
-                        Some(b) if len <= 7 => b,
-                        _ => return false,
+    /// Appends field `j` (slot at `pos`) of every row of a block whose
+    /// fixed parts were checked; `first` is the batch index of `rows[0]`.
+    /// The hot top-level types (BIGINT, DOUBLE, INT, DATE, FLOAT, strings,
+    /// binaries) run a loop of their own; the rest go value by value
+    /// through [`Builder::push`].
+    fn decode_block(&mut self, node: &Node, rows: &[&[u8]], first: usize, j: usize, pos: usize) -> Result<()> {
+        let (byte, mask) = row_null_bit(j);
+        // `byte` < null-bits width and `pos + 8` <= fixed part <= row.len()
+        // for every row of the block (checked by the caller), so the
+        // fallbacks below only fire on a bug; they report rather than panic.
+        let is_null = |row: &[u8]| row.get(byte).is_some_and(|b| b & mask != 0);
+        let word = |row: &[u8]| u64_at(row, pos).unwrap_or(0);
+        let Builder { col, nulls, nullable, len } = self;
+        macro_rules! fixed_loop {
+            ($v:expr, $conv:expr) => {{
+                for (k, row) in rows.iter().enumerate() {
+                    if is_null(row) {
+                        if !*nullable {
+                            return Err(Error::NullInNonNullable { row: first + k, field: node.path.clone() });
+                        }
+                        $v.push(Default::default());
+                        nulls.append_null();
+                    } else {
+                        $v.push($conv(word(row)));
+                        nulls.append_non_null();
                     }
-                } else {
-                    match var_slice(row, word) {
-                        Ok(b) => b,
-                        Err(_) => return false,
+                }
+                *len += rows.len();
+                return Ok(());
+            }};
+        }
+        match (col, &node.ty.kind) {
+            (Col::I64(v), TypeKind::BigInt) => fixed_loop!(v, |w: u64| w as i64),
+            (Col::F64(v), _) => fixed_loop!(v, f64::from_bits),
+            (Col::I32(v), TypeKind::Int | TypeKind::Date) => fixed_loop!(v, |w: u64| w as u32 as i32),
+            (Col::F32(v), _) => fixed_loop!(v, |w: u64| f32::from_bits(w as u32)),
+            (Col::Bytes { offsets, values, utf8 }, _) if *utf8 != Utf8Check::PerValue => {
+                for (k, row) in rows.iter().enumerate() {
+                    if is_null(row) {
+                        if !*nullable {
+                            return Err(Error::NullInNonNullable { row: first + k, field: node.path.clone() });
+                        }
+                        offsets.push(values.len() as i32);
+                        nulls.append_null();
+                        continue;
                     }
-                };
-                let Utf8Check::Chunked { from } = utf8 else {
-                    if *utf8 == Utf8Check::PerValue {
-                        return false;
-                    }
+                    let b = bytes_at(row, pos).map_err(|f| f.at(first + k, &node.path))?;
                     values.extend_from_slice(b);
                     offsets.push(values.len() as i32);
-                    self.nulls.append_non_null();
-                    self.len += 1;
-                    return true;
-                };
-                values.extend_from_slice(b);
-                offsets.push(values.len() as i32);
-                let start = offsets.get(*from).copied().unwrap_or(0) as usize;
-                if values.len() - start >= UTF8_CHUNK {
-                    // let the general path report (and re-append) on failure
-                    if check_utf8_from(values, offsets, *from, &node.path).is_err() {
-                        offsets.pop();
-                        values.truncate(offsets.last().copied().unwrap_or(0) as usize);
-                        return false;
+                    nulls.append_non_null();
+                    if let Utf8Check::Chunked { from } = utf8 {
+                        let start = offsets.get(*from).copied().unwrap_or(0) as usize;
+                        if values.len() - start >= UTF8_CHUNK {
+                            check_utf8_from(values, offsets, *from, &node.path)?;
+                            *from = offsets.len() - 1;
+                        }
                     }
-                    *from = offsets.len() - 1;
                 }
+                *len += rows.len();
+                return Ok(());
             }
-            _ => return false,
+            _ => {}
         }
-        self.nulls.append_non_null();
-        self.len += 1;
-        true
+        for (k, row) in rows.iter().enumerate() {
+            if is_null(row) {
+                self.append_null(node, first + k)?;
+            } else {
+                self.push(node, row, pos, first + k)?;
+            }
+        }
+        Ok(())
     }
 
     fn push_array(&mut self, node: &Node, arr: &BinArr<'_>, row: usize) -> Result<()> {
@@ -644,25 +665,27 @@ impl RowConverter {
         if self.sizing == ValuesSizing::ExactPass {
             self.presize(src, &mut builders, nb, &skip)?;
         }
-        for (i, kind) in kinds.iter_mut().enumerate() {
-            let row = src.row(i)?;
-            if row.len() < self.fixed_size {
-                return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
-            }
-            *kind = match RowKind::from_byte(row[0]) {
-                Some(k) => k,
-                None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
-            };
-            for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
-                if skip(j) {
-                    continue;
+        // Rows are decoded in blocks: the block's rows are checked and
+        // collected once, then each column runs its own tight loop over the
+        // block (no per-field dispatch) while the rows are still in L1/L2.
+        let mut block: Vec<&[u8]> = Vec::with_capacity(BLOCK.min(n));
+        for first in (0..n).step_by(BLOCK) {
+            let end = (first + BLOCK).min(n);
+            block.clear();
+            for (i, kind) in (first..end).zip(&mut kinds[first..end]) {
+                let row = src.row(i)?;
+                if row.len() < self.fixed_size {
+                    return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
                 }
-                let (byte, mask) = row_null_bit(j);
-                // byte < nb <= fixed_size <= row.len()
-                if row[byte] & mask != 0 {
-                    b.append_null(node, i)?;
-                } else if !b.push_fast(node, row, nb + 8 * j) {
-                    b.push(node, row, nb + 8 * j, i)?;
+                *kind = match RowKind::from_byte(row[0]) {
+                    Some(k) => k,
+                    None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
+                };
+                block.push(row);
+            }
+            for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
+                if !skip(j) {
+                    b.decode_block(node, &block, first, j, nb + 8 * j)?;
                 }
             }
         }
