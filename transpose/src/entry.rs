@@ -42,6 +42,22 @@ pub struct RowAddress {
 pub(crate) trait RowSource {
     fn num_rows(&self) -> usize;
     fn row(&self, i: usize) -> Result<&[u8]>;
+    /// Asks the CPU to start loading row `i` (no-op when out of range).
+    #[inline(always)]
+    fn prefetch(&self, _i: usize) {}
+}
+
+/// Starts loading the cache line at `p` into L1. Never faults, whatever `p`.
+#[inline(always)]
+fn prefetch_ptr(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it does not fault on any address and
+    // SSE (which provides it) is part of the x86_64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 pub(crate) struct Contiguous<'a> {
@@ -64,6 +80,20 @@ impl RowSource for Contiguous<'_> {
             return Err(Error::BadRowBounds { row: i, start: s, end: e, buffer_len: self.data.len() });
         }
         Ok(&self.data[s as usize..e as usize])
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        if let (Some(&s), Some(&e)) = (self.offsets.get(i), self.offsets.get(i + 1)) {
+            if s >= 0 && s <= e && (e as u64) <= self.data.len() as u64 {
+                // every cache line of the row, up to 512 bytes
+                let end = (e as usize).min(s as usize + 512);
+                let mut p = s as usize;
+                while p < end {
+                    prefetch_ptr(self.data.as_ptr().wrapping_add(p));
+                    p += 64;
+                }
+            }
+        }
     }
 }
 
@@ -170,6 +200,9 @@ pub(crate) struct Builder {
     nullable: bool,
     len: usize,
 }
+
+/// How many rows ahead the row loops prefetch.
+const PREFETCH_AHEAD: usize = 16;
 
 /// Rows per decoding block.
 const BLOCK: usize = 256;
@@ -673,6 +706,7 @@ impl RowConverter {
             let end = (first + BLOCK).min(n);
             block.clear();
             for (i, kind) in (first..end).zip(&mut kinds[first..end]) {
+                src.prefetch(i + PREFETCH_AHEAD);
                 let row = src.row(i)?;
                 if row.len() < self.fixed_size {
                     return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
@@ -725,6 +759,7 @@ impl RowConverter {
         }
         let mut sums = vec![0usize; self.fields.len()];
         for i in 0..src.num_rows() {
+            src.prefetch(i + PREFETCH_AHEAD);
             let row = src.row(i)?;
             if row.len() < self.fixed_size {
                 return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
