@@ -5,7 +5,9 @@
 //! `(BIGINT, VARCHAR(16))`, `(BIGINT, 4 × VARCHAR(64))`, `(BIGINT, VARCHAR(256))`.
 //!
 //! Run: `cargo bench -p sluice-benches --bench transpose -- --warm-up-time 1 --measurement-time 3`
-//! (`SLUICE_BENCH_ROWS=200000` for a quicker run).
+//! (`SLUICE_BENCH_ROWS=200000` for a quicker run). For ratios to memcpy
+//! measured round by round (the machine is shared and noisy):
+//! `SLUICE_BENCH_INTERLEAVED=9 cargo bench -p sluice-benches --bench transpose`.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -61,9 +63,72 @@ fn dataset(n: usize, strings: usize, max: usize) -> (RowConverter, RecordBatch) 
     (conv, batch)
 }
 
+/// Runs memcpy / entry / exit back to back, round after round, and prints
+/// each one's throughput relative to memcpy *of the same round* (median
+/// over rounds): on a shared, noisy machine ratios measured seconds apart
+/// by criterion are not comparable. `SLUICE_BENCH_INTERLEAVED=<rounds>`.
+fn interleaved(n: usize, rounds: usize) {
+    use std::time::Instant;
+    for (label, strings, max) in SCHEMAS {
+        let (conv, batch) = dataset(n, strings, max);
+        let rows = conv.batch_to_rows(&batch, None, NullLayout::Serializer).unwrap();
+        let bytes = rows.data.len() as f64;
+        let mut dst = vec![0u8; rows.data.len()];
+        let exact = conv.clone().with_values_sizing(ValuesSizing::ExactPass);
+        let geometric = conv.clone().with_values_sizing(ValuesSizing::Geometric);
+        let mut out = Rows::default();
+        let names = ["memcpy", "entry_exact_pass", "entry_geometric", "exit"];
+        let mut secs: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+        for _ in 0..rounds {
+            for (k, s) in secs.iter_mut().enumerate() {
+                let t = Instant::now();
+                match k {
+                    0 => dst.copy_from_slice(black_box(&rows.data)),
+                    1 | 2 => {
+                        let c = if k == 1 { &exact } else { &geometric };
+                        for start in (0..n).step_by(BATCH) {
+                            let end = (start + BATCH).min(n);
+                            black_box(c.rows_to_batch(&rows.data, &rows.offsets[start..=end]).unwrap());
+                        }
+                    }
+                    _ => {
+                        for start in (0..n).step_by(BATCH) {
+                            let len = BATCH.min(n - start);
+                            conv.batch_to_rows_into(&batch.slice(start, len), None, NullLayout::Serializer, &mut out)
+                                .unwrap();
+                            black_box(&out);
+                        }
+                    }
+                }
+                s.push(t.elapsed().as_secs_f64());
+            }
+        }
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(|a, b| a.total_cmp(b));
+            v[v.len() / 2]
+        };
+        for k in 0..names.len() {
+            let ratios: Vec<f64> = (0..rounds).map(|r| secs[0][r] / secs[k][r]).collect();
+            eprintln!(
+                "interleaved {label:24} {:18} {:6.2} GB/s  {:5.2}x memcpy (median of {rounds} rounds)",
+                names[k],
+                bytes / median(secs[k].clone()) / 1e9,
+                median(ratios)
+            );
+        }
+    }
+}
+
+const SCHEMAS: [(&str, usize, usize); 3] =
+    [("bigint_varchar16", 1, 16), ("bigint_4x_varchar64", 4, 64), ("bigint_varchar256", 1, 256)];
+
 fn bench(c: &mut Criterion) {
     let n = rows();
-    for (label, strings, max) in [("bigint_varchar16", 1, 16), ("bigint_4x_varchar64", 4, 64), ("bigint_varchar256", 1, 256)] {
+    if let Some(r) = std::env::var("SLUICE_BENCH_INTERLEAVED").ok().and_then(|s| s.parse().ok()) {
+        interleaved(n, r);
+        return;
+    }
+    for (label, strings, max) in SCHEMAS {
         let (conv, batch) = dataset(n, strings, max);
         let rows = conv.batch_to_rows(&batch, None, NullLayout::Serializer).unwrap();
         let mut group = c.benchmark_group(format!("transpose/{label}"));

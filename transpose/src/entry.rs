@@ -248,13 +248,14 @@ impl Builder {
                 offsets.push(0);
                 Col::Map {
                     offsets,
-                    keys: Box::new(Builder::new(&node.children[0], SMALL, false)),
+                    // Arrow map keys are never NULL, whatever the Flink key
+                    // type says: a NULL key is refused naming its row.
+                    keys: Box::new(Builder { nullable: false, ..Builder::new(&node.children[0], SMALL, false) }),
                     values: Box::new(Builder::new(&node.children[1], SMALL, false)),
                 }
             }
             TypeKind::Row(_) => Col::Struct(node.children.iter().map(|c| Builder::new(c, cap, false)).collect()),
         };
-        // Arrow map keys are non-nullable whatever the Flink key type says.
         Builder { col, nulls: NullBufferBuilder::new(cap), nullable: node.ty.nullable, len: 0 }
     }
 

@@ -388,3 +388,16 @@ fn utf8_split_across_two_values_is_refused() {
     let (data, offs) = string_rows(&strings);
     assert!(matches!(c.rows_to_batch(&data, &offs), Err(Error::InvalidUtf8 { row: 0, .. })));
 }
+
+#[test]
+fn null_map_key_is_refused() {
+    // MAP<INT, INT>: the Flink key type is nullable, an Arrow map key is not
+    let c = conv(&["MAP<INT, INT>"]);
+    let good = map_row();
+    let mut bad = good.clone();
+    bad[24] = 1; // null bit of key 0 (key array at row byte 20, bits at +4)
+    match decode_at_2(&c, &good, &bad) {
+        Error::NullInNonNullable { row: 2, field } => assert_eq!(field, "f0.key"),
+        e => panic!("{e:?}"),
+    }
+}
