@@ -42,9 +42,10 @@ pub struct RowAddress {
 pub(crate) trait RowSource {
     fn num_rows(&self) -> usize;
     fn row(&self, i: usize) -> Result<&[u8]>;
-    /// Asks the CPU to start loading row `i` (no-op when out of range).
+    /// Asks the CPU to start loading the first `bytes` of row `i` (no-op
+    /// when out of range).
     #[inline(always)]
-    fn prefetch(&self, _i: usize) {}
+    fn prefetch(&self, _i: usize, _bytes: usize) {}
 }
 
 /// Starts loading the cache line at `p` into L1. Never faults, whatever `p`.
@@ -82,11 +83,10 @@ impl RowSource for Contiguous<'_> {
         Ok(&self.data[s as usize..e as usize])
     }
     #[inline(always)]
-    fn prefetch(&self, i: usize) {
+    fn prefetch(&self, i: usize, bytes: usize) {
         if let (Some(&s), Some(&e)) = (self.offsets.get(i), self.offsets.get(i + 1)) {
             if s >= 0 && s <= e && (e as u64) <= self.data.len() as u64 {
-                // every cache line of the row, up to 512 bytes
-                let end = (e as usize).min(s as usize + 512);
+                let end = (e as usize).min(s as usize + bytes);
                 let mut p = s as usize;
                 while p < end {
                     prefetch_ptr(self.data.as_ptr().wrapping_add(p));
@@ -707,7 +707,8 @@ impl RowConverter {
             let end = (first + BLOCK).min(n);
             block.clear();
             for (i, kind) in (first..end).zip(&mut kinds[first..end]) {
-                src.prefetch(i + PREFETCH_AHEAD);
+                // every line of the row (its strings are copied next), up to 512 bytes
+                src.prefetch(i + PREFETCH_AHEAD, 512);
                 let row = src.row(i)?;
                 if row.len() < self.fixed_size {
                     return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
@@ -760,7 +761,8 @@ impl RowConverter {
         }
         let mut sums = vec![0usize; self.fields.len()];
         for i in 0..src.num_rows() {
-            src.prefetch(i + PREFETCH_AHEAD);
+            // only the fixed part: the slots are all this pass reads
+            src.prefetch(i + PREFETCH_AHEAD, self.fixed_size);
             let row = src.row(i)?;
             if row.len() < self.fixed_size {
                 return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
