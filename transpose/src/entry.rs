@@ -453,7 +453,7 @@ impl Builder {
                         continue;
                     }
                     let b = bytes_at(row, pos).map_err(|f| f.at(first + k, &node.path))?;
-                    values.extend_from_slice(b);
+                    crate::copy::append(values, b);
                     offsets.push(values.len() as i32);
                     nulls.append_non_null();
                     if let Utf8Check::Chunked { from } = utf8 {

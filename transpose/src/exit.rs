@@ -258,14 +258,14 @@ fn append_var(out: &mut Vec<u8>, base: usize, b: &[u8]) -> Result<u64> {
     // SAFETY: `reserve` made room for `padded` bytes after `start`. The last
     // 8-byte word of that room is zeroed first (Flink's
     // `zeroOutPaddingBytes`), then `b.len() <= padded` bytes are copied from
-    // `b`, which cannot overlap `out`'s spare capacity; so all `padded`
-    // bytes are initialised before `set_len`.
+    // `b`, which cannot overlap `out`'s spare capacity (the `copy_short`
+    // contract); so all `padded` bytes are initialised before `set_len`.
     unsafe {
         let p = out.as_mut_ptr().add(start);
         if padded >= 8 {
             p.add(padded - 8).cast::<u64>().write_unaligned(0);
         }
-        std::ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
+        crate::copy::copy_short(b, p);
         out.set_len(start + padded);
     }
     Ok(off << 32 | b.len() as u64)

@@ -3,7 +3,7 @@
 //!
 //! Every offset and length read from the bytes is checked against the size
 //! of the enclosing row / array / map before it is used; a bad one is a
-//! [`Fault`] (turned into an [`Error`] naming the row and field by the
+//! fault that becomes an [`Error`] naming the row and field (by the
 //! caller), never a panic or an out-of-bounds read.
 
 use crate::error::Error;

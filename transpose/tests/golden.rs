@@ -443,3 +443,18 @@ fn worked_rows_from_the_reference() {
         assert_eq!(hexs(rows.row(0)), *h, "{ty}");
     }
 }
+
+#[test]
+fn entry_batches_carry_flink_type_on_every_field() {
+    let c = case("scalars", NullLayout::Serializer);
+    let conv = converter(&c);
+    let (data, offs) = concat(&c.rows);
+    let (batch, _) = conv.rows_to_batch(&data, &offs).unwrap();
+    let TypeKind::Row(fields) = FlinkType::parse(&c.ty).unwrap().kind else { panic!() };
+    for (f, want) in batch.schema().fields().iter().zip(&fields) {
+        assert_eq!(f.metadata().get(sluice_transpose::FLINK_TYPE_KEY), Some(&want.ty.to_string()), "{}", f.name());
+    }
+    // and the metadata rules over the Arrow type when a converter is built from it
+    let again = RowConverter::new(batch.schema()).unwrap();
+    assert_eq!(again.flink_types().collect::<Vec<_>>(), fields.iter().map(|f| &f.ty).collect::<Vec<_>>());
+}
