@@ -14,7 +14,7 @@
 pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
     let n = src.len();
     let s = src.as_ptr();
-    // SAFETY (all branches): every read is inside `src[0..n]` (the second
+    // SAFETY: (all branches) every read is inside `src[0..n]` (the second
     // load starts at `n - w` >= 0 for a width w <= n), every write inside
     // `dst[0..n]`, which the caller guarantees is writable and disjoint.
     unsafe {
