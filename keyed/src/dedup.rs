@@ -35,8 +35,7 @@ use hashbrown::hash_map::EntryRef;
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::group_agg::check_schema;
-use crate::key_encoder::{FlinkKeyEncoder, KeyBlock};
-use crate::normalize::check_keys;
+use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
@@ -98,6 +97,7 @@ struct Stored {
 pub struct Deduplicate {
     schema: SchemaRef,
     key_columns: Vec<usize>,
+    key_plan: KeyPlan,
     opts: DedupOptions,
     fingerprint: u64,
     /// Keep-first by proctime: only "seen".
@@ -119,7 +119,7 @@ impl Deduplicate {
     /// `Timestamp(Millisecond)`, bad max parallelism.
     pub fn new(schema: SchemaRef, key_columns: Vec<usize>, opts: DedupOptions) -> Result<Self> {
         check_parallelism(opts.max_parallelism, 1)?;
-        check_keys(&schema, &key_columns)?;
+        let key_plan = KeyPlan::new(&schema, &key_columns)?;
         if let DedupOrder::RowTime { column } = opts.order {
             let f = schema.fields().get(column).ok_or_else(|| invalid_arg(format!("rowtime column {column} out of range")))?;
             if !matches!(f.data_type(), DataType::Int64 | DataType::Timestamp(TimeUnit::Millisecond, _)) {
@@ -130,6 +130,7 @@ impl Deduplicate {
             format!("dedup|{:?}|{key_columns:?}|{:?}|{:?}", schema.fields(), opts.keep, opts.order).as_bytes(),
         );
         Ok(Deduplicate {
+            key_plan,
             codec: PayloadCodec::new(schema.clone())?,
             schema,
             key_columns,
@@ -177,8 +178,7 @@ impl Deduplicate {
             // processLastRowOnProcTime: stateless, +U for every row.
             return Ok((batch.clone(), vec![RowKind::UpdateAfter; batch.num_rows()]));
         }
-        let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill_flink(&enc)?;
+        self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
         if self.first_by_proctime() {
             return self.process_first_proctime(batch);
         }

@@ -68,6 +68,9 @@ pub enum Error {
     },
     /// An error from arrow-rs itself.
     Arrow(ArrowError),
+    /// An error from `sluice-transpose`'s `BinaryRowData` key writer (used
+    /// for key types this crate's own encoder does not cover).
+    Transpose(sluice_transpose::Error),
 }
 
 /// `Result` with [`Error`].
@@ -98,6 +101,7 @@ impl fmt::Display for Error {
                 write!(f, "corrupt snapshot at byte {offset}: {reason}")
             }
             Error::Arrow(e) => write!(f, "arrow: {e}"),
+            Error::Transpose(e) => write!(f, "key writer: {e}"),
         }
     }
 }
@@ -106,6 +110,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Arrow(e) => Some(e),
+            Error::Transpose(e) => Some(e),
             _ => None,
         }
     }
@@ -114,6 +119,12 @@ impl std::error::Error for Error {
 impl From<ArrowError> for Error {
     fn from(e: ArrowError) -> Self {
         Error::Arrow(e)
+    }
+}
+
+impl From<sluice_transpose::Error> for Error {
+    fn from(e: sluice_transpose::Error) -> Self {
+        Error::Transpose(e)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::error::{invalid_arg, Result};
 use crate::flink_hash::{
     check_parallelism, hash_fixed_rows, hash_row_words, murmur_hash, operator_index_for_key_group, ChannelAssigner,
 };
-use crate::key_encoder::{FlinkKeyEncoder, KeyBlock};
+use crate::key_encoder::{KeyBlock, KeyPlan};
 
 /// Writes the Flink key group and target channel of every row of `batch`.
 ///
@@ -43,9 +43,8 @@ pub fn key_groups(
             out_channels.len()
         )));
     }
-    let enc = FlinkKeyEncoder::try_new(batch.columns(), key_columns)?;
     let mut block = KeyBlock::new();
-    block.fill_flink(&enc)?;
+    KeyPlan::new(&batch.schema(), key_columns)?.fill(batch, key_columns, &mut block)?;
     let mask = (max_parallelism.count_ones() == 1).then_some(max_parallelism - 1);
     for_each_hash(&block, |i, h| {
         let m = murmur_hash(h);
@@ -120,8 +119,7 @@ impl KeyedExchange {
         if n > u32::MAX as usize {
             return Err(invalid_arg(format!("batch of {n} rows exceeds u32 row indices")));
         }
-        let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill_flink(&enc)?;
+        KeyPlan::new(&batch.schema(), &self.key_columns)?.fill(batch, &self.key_columns, &mut self.block)?;
         let Self { assigner, block, per_channel, .. } = self;
         for v in per_channel.iter_mut() {
             v.clear();

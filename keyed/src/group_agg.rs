@@ -32,7 +32,7 @@ use hashbrown::hash_map::EntryRef;
 use crate::agg::{finish_columns, resolve, Acc, AggSpec, InCol, Resolved, Slot, VType};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
-use crate::key_encoder::{FlinkKeyEncoder, KeyBlock};
+use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
@@ -70,6 +70,7 @@ pub struct GroupAggregate {
     input_schema: SchemaRef,
     output_schema: SchemaRef,
     key_columns: Vec<usize>,
+    key_plan: KeyPlan,
     aggs: Vec<Resolved>,
     opts: GroupAggOptions,
     fingerprint: u64,
@@ -106,16 +107,15 @@ impl GroupAggregate {
         let mut out_fields: Vec<Field> = Vec::new();
         for &k in &key_columns {
             let f = fields.get(k).ok_or_else(|| invalid_arg(format!("key column {k} out of range")))?;
-            if !crate::key_encoder::is_supported_key_type(f.data_type()) {
-                return Err(Error::UnsupportedType { column: k, data_type: f.data_type().clone(), role: "a Flink key" });
-            }
             out_fields.push(f.as_ref().clone());
         }
+        let key_plan = KeyPlan::new(&input_schema, &key_columns)?;
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let fingerprint = fnv1a(format!("{:?}|{key_columns:?}|{aggs:?}|{}", fields, opts.retractable).as_bytes());
         let empty_accs: Box<[Acc]> = resolved.iter().map(|r| Acc::new(r, opts.retractable)).collect();
         Ok(GroupAggregate {
+            key_plan,
             output_schema: Arc::new(Schema::new(out_fields)),
             out: Vec::new(),
             arena: Vec::new(),
@@ -167,8 +167,7 @@ impl GroupAggregate {
         if n > u32::MAX as usize {
             return Err(invalid_arg("batch too large for u32 row indices"));
         }
-        let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill_flink(&enc)?;
+        self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
         let inputs = self.aggs.iter().map(|r| InCol::new(r, batch.columns())).collect::<Result<Vec<_>>>()?;
 
         let Self { map, block, out, arena, prev, cur, types, out_kinds, out_rows, aggs, opts, acct, empty_accs, owned_key_probe, .. } = self;

@@ -29,8 +29,11 @@
 //! with reserved zero bytes by the planner's key projection but without them
 //! by `RowDataSerializer.toBinaryRow`, so the bytes, hash and key group
 //! differ between the two paths (flink-formats.md §2.4, §11). Keys must use
-//! the projection (codegen) form; `sluice-transpose`'s writer implements it
-//! and is meant to replace this encoder behind [`KeyEncoder`].
+//! the projection (codegen) form. Keys with such columns (and every other
+//! type `sluice-transpose` maps to Flink: TIME(p), TIMESTAMP(0/6/9),
+//! DECIMAL(p > 18), ARRAY, MAP, ROW, ...) are encoded by `sluice-transpose`'s
+//! `BinaryRowData` key writer ([`TransposeKeyEncoder`]) behind the same
+//! [`KeyEncoder`] seam, with [`NullLayout::Projection`](sluice_transpose::NullLayout).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -273,6 +276,78 @@ fn write_bytes(out: &mut Vec<u8>, start: usize, slot: usize, b: &[u8]) -> Result
     out.resize(start + offset + padded, 0);
     put8(out, slot, ((offset as u64) << 32) | len as u64);
     Ok(())
+}
+
+/// `sluice-transpose`'s Flink key writer behind the [`KeyEncoder`] seam:
+/// covers every key type transpose maps to a Flink type, including the
+/// non-compact DECIMAL/TIMESTAMP whose NULLs need the projection layout.
+/// Each row is written into one reused scratch buffer and appended.
+pub struct TransposeKeyEncoder<'a> {
+    bound: sluice_transpose::BoundKeyEncoder<'a>,
+    scratch: std::cell::RefCell<Vec<u8>>,
+    rows: usize,
+}
+
+impl<'a> TransposeKeyEncoder<'a> {
+    /// Wraps a key encoder bound to a batch of `rows` rows.
+    pub fn new(bound: sluice_transpose::BoundKeyEncoder<'a>, rows: usize) -> Self {
+        TransposeKeyEncoder { bound, scratch: std::cell::RefCell::new(Vec::new()), rows }
+    }
+}
+
+impl KeyEncoder for TransposeKeyEncoder<'_> {
+    fn num_rows(&self) -> usize {
+        self.rows
+    }
+
+    fn encode_row(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
+        let mut scratch = self.scratch.borrow_mut();
+        self.bound.encode(row, &mut scratch)?;
+        out.extend_from_slice(&scratch);
+        Ok(())
+    }
+}
+
+/// How an operator encodes its keys: this crate's columnar writer when it
+/// covers every key column, else `sluice-transpose`'s writer over the
+/// projected key columns.
+pub(crate) struct KeyPlan {
+    fallback: Option<sluice_transpose::KeyEncoder>,
+}
+
+impl KeyPlan {
+    pub(crate) fn new(schema: &arrow_schema::Schema, key_columns: &[usize]) -> Result<Self> {
+        let mut fields = Vec::with_capacity(key_columns.len());
+        for &k in key_columns {
+            let f = schema
+                .fields()
+                .get(k)
+                .ok_or_else(|| invalid_arg(format!("key column {k} out of range ({} columns)", schema.fields().len())))?;
+            fields.push(f.clone());
+        }
+        if fields.iter().all(|f| is_supported_key_type(f.data_type())) {
+            return Ok(KeyPlan { fallback: None });
+        }
+        let key_schema = std::sync::Arc::new(arrow_schema::Schema::new(fields));
+        let conv = sluice_transpose::RowConverter::new(key_schema)?;
+        let idx: Vec<usize> = (0..key_columns.len()).collect();
+        Ok(KeyPlan { fallback: Some(sluice_transpose::KeyEncoder::new(&conv, &idx)?) })
+    }
+
+    /// Encodes the key rows of `batch` into `block`.
+    pub(crate) fn fill(&self, batch: &arrow_array::RecordBatch, key_columns: &[usize], block: &mut KeyBlock) -> Result<()> {
+        match &self.fallback {
+            None => {
+                let enc = FlinkKeyEncoder::try_new(batch.columns(), key_columns)?;
+                block.fill_flink(&enc)
+            }
+            Some(k) => {
+                let keys = batch.project(key_columns)?;
+                let bound = k.bind(&keys)?;
+                block.fill(&TransposeKeyEncoder::new(bound, keys.num_rows()))
+            }
+        }
+    }
 }
 
 /// The encoded keys of one batch, back to back in one reused buffer.

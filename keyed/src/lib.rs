@@ -48,6 +48,6 @@ pub use flink_hash::{
     default_max_parallelism, hash_binary_row, hash_bytes_by_words, key_group_for_hash,
     key_group_range_for_operator, murmur_hash, operator_index_for_key_group, ChannelAssigner, KeyGroupRange,
 };
-pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder};
+pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder, TransposeKeyEncoder};
 pub use row_kind::RowKind;
 pub use state::{ByteKeyMap, KeyProbe};

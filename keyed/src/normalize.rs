@@ -21,10 +21,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use hashbrown::hash_map::EntryRef;
 
-use crate::error::{invalid_arg, Error, Result};
+use crate::error::{invalid_arg, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::group_agg::check_schema;
-use crate::key_encoder::{is_supported_key_type, FlinkKeyEncoder, KeyBlock};
+use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
@@ -54,6 +54,7 @@ impl Default for NormalizeOptions {
 pub struct ChangelogNormalize {
     schema: SchemaRef,
     key_columns: Vec<usize>,
+    key_plan: KeyPlan,
     opts: NormalizeOptions,
     fingerprint: u64,
     map: ByteKeyMap<Arc<[u8]>>,
@@ -63,16 +64,6 @@ pub struct ChangelogNormalize {
     owned_key_probe: bool,
 }
 
-pub(crate) fn check_keys(schema: &SchemaRef, key_columns: &[usize]) -> Result<()> {
-    for &k in key_columns {
-        let f = schema.fields().get(k).ok_or_else(|| invalid_arg(format!("key column {k} out of range")))?;
-        if !is_supported_key_type(f.data_type()) {
-            return Err(Error::UnsupportedType { column: k, data_type: f.data_type().clone(), role: "a Flink key" });
-        }
-    }
-    Ok(())
-}
-
 impl ChangelogNormalize {
     /// A normalize over batches of `schema` keyed by `key_columns`.
     ///
@@ -80,9 +71,10 @@ impl ChangelogNormalize {
     /// Unsupported key types, bad max parallelism, a schema arrow-row cannot encode.
     pub fn new(schema: SchemaRef, key_columns: Vec<usize>, opts: NormalizeOptions) -> Result<Self> {
         check_parallelism(opts.max_parallelism, 1)?;
-        check_keys(&schema, &key_columns)?;
+        let key_plan = KeyPlan::new(&schema, &key_columns)?;
         let fingerprint = fnv1a(format!("normalize|{:?}|{key_columns:?}", schema.fields()).as_bytes());
         Ok(ChangelogNormalize {
+            key_plan,
             codec: PayloadCodec::new(schema.clone())?,
             schema,
             key_columns,
@@ -112,8 +104,7 @@ impl ChangelogNormalize {
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
         check_schema(&self.schema, batch)?;
         check_kinds_len(row_kinds, batch.num_rows())?;
-        let enc = FlinkKeyEncoder::try_new(batch.columns(), &self.key_columns)?;
-        self.block.fill_flink(&enc)?;
+        self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
         self.codec.encode(batch)?;
         let Self { map, block, codec, acct, opts, owned_key_probe, .. } = self;
         let owned_key_probe = *owned_key_probe;

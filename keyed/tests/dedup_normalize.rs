@@ -442,3 +442,31 @@ fn probes_of_keys_in_state_do_not_allocate_per_row() {
     let (a, _) = count_allocs(|| op.process(&newer, &kb).unwrap());
     assert!((4096..4096 + 64).contains(&a), "replacing keep-last: {a} allocations for 4096 replacements");
 }
+
+/// A key with a non-compact TIMESTAMP(6) column (sluice-transpose's writer)
+/// keys state by Flink's bytes like any other.
+#[test]
+fn non_compact_key_types_use_the_transpose_writer() {
+    use arrow_array::TimestampMicrosecondArray;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("ts", DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None), true),
+        Field::new("v", DataType::Int64, true),
+    ]));
+    let b = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(TimestampMicrosecondArray::from(vec![Some(1), None, Some(1), None])),
+            Arc::new(Int64Array::from(vec![1, 2, 3, 4])),
+        ],
+    )
+    .unwrap();
+    let mut op = ChangelogNormalize::new(schema, vec![0], NormalizeOptions::default()).unwrap();
+    let (out, kinds) = op.process(&b, &[Insert; 4]).unwrap();
+    assert_eq!(out.num_rows(), 6);
+    assert_eq!(kinds, vec![Insert, Insert, UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter]);
+    assert_eq!(op.num_keys(), 2);
+    let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
+    let mut again = ChangelogNormalize::new(b.schema(), vec![0], NormalizeOptions::default()).unwrap();
+    again.restore(&snap, KeyGroupRange::all(128)).unwrap();
+    assert_eq!(again.num_keys(), 2);
+}
