@@ -613,10 +613,10 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     // and the separators between them on every written row.
     let pos = unsafe {
         match flatten(&all, &mut scalar_offsets) {
-            Some(flat) => fill_concat_ws(&flat, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs),
+            Some(flat) => dispatch_concat_ws(&flat, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs),
             None => {
                 let srcs: Vec<Src<'_>> = all.iter().map(|p| p.src).collect();
-                fill_concat_ws(&srcs, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs)
+                dispatch_concat_ws(&srcs, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs)
             }
         }
     };
@@ -625,13 +625,41 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     Ok(unsafe { out.finish(n, pos, nulls) })
 }
 
+/// Picks a CONCAT_WS fill loop unrolled for 2, 3 or 4 arguments.
+///
+/// # Safety
+///
+/// As [`fill_concat_ws`].
+unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
+    srcs: &[P],
+    arg_nulls: &[Option<&NullBuffer>],
+    any_arg_nulls: bool,
+    n: usize,
+    nulls: Option<&NullBuffer>,
+    base: *mut u8,
+    offs: *mut O,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if let Ok(p) = <&[P; 3]>::try_from(srcs) {
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        } else if let Ok(p) = <&[P; 4]>::try_from(srcs) {
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        } else if let Ok(p) = <&[P; 5]>::try_from(srcs) {
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        } else {
+            fill_concat_ws(srcs, arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        }
+    }
+}
+
 /// Writes CONCAT_WS rows front to back. `srcs[0]` is the separator, the rest
 /// the arguments, whose NULL masks are `arg_nulls`.
 ///
 /// # Safety
 ///
 /// As [`fill_concat`], with the separators counted in the total.
-#[inline(never)]
+#[inline(always)]
 unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
     srcs: &[P],
     arg_nulls: &[Option<&NullBuffer>],
@@ -646,20 +674,24 @@ unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
     // SAFETY: per the contract, as in `fill_concat`.
     unsafe {
         offs.write(O::usize_as(0));
-        for i in 0..n {
-            if nulls.is_none_or(|nb| nb.is_valid(i)) {
+        if nulls.is_none() && !any_arg_nulls {
+            for i in 0..n {
                 let (ss, slen, savail) = sep.row(i);
-                if !any_arg_nulls {
-                    for (k, p) in args.iter().enumerate() {
-                        if k > 0 {
-                            copy_short(base.add(pos), ss, slen, savail);
-                            pos += slen;
-                        }
-                        let (s, len, avail) = p.row(i);
-                        copy_short(base.add(pos), s, len, avail);
-                        pos += len;
+                for (k, p) in args.iter().enumerate() {
+                    if k > 0 {
+                        copy_short(base.add(pos), ss, slen, savail);
+                        pos += slen;
                     }
-                } else {
+                    let (s, len, avail) = p.row(i);
+                    copy_short(base.add(pos), s, len, avail);
+                    pos += len;
+                }
+                offs.add(i + 1).write(O::usize_as(pos));
+            }
+        } else {
+            for i in 0..n {
+                if nulls.is_none_or(|nb| nb.is_valid(i)) {
+                    let (ss, slen, savail) = sep.row(i);
                     let mut first = true;
                     for (p, an) in args.iter().zip(arg_nulls) {
                         if an.is_some_and(|nb| nb.is_null(i)) {
@@ -675,8 +707,8 @@ unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
                         pos += len;
                     }
                 }
+                offs.add(i + 1).write(O::usize_as(pos));
             }
-            offs.add(i + 1).write(O::usize_as(pos));
         }
     }
     pos

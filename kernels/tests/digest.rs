@@ -135,8 +135,8 @@ fn sha_fips180_vectors() {
     for a in layouts(&rows) {
         for (alg, w) in want {
             let out = digest_hex(&a, *alg).unwrap();
-            for i in 0..4 {
-                assert_eq!(out.value(i), w[i], "{alg} {} msg {i}", a.data_type());
+            for (i, want) in w.iter().enumerate() {
+                assert_eq!(out.value(i), *want, "{alg} {} msg {i}", a.data_type());
             }
         }
     }
@@ -206,7 +206,8 @@ proptest! {
 #[test]
 fn scalar_in_scalar_out_and_named_functions() {
     let s = Scalar::new(StringArray::from(vec!["abc"]));
-    let fns: [(fn(&dyn arrow_array::Datum) -> sluice_kernels::Result<ArrayRef>, DigestAlgorithm); 6] = [
+    type Unary = fn(&dyn arrow_array::Datum) -> sluice_kernels::Result<ArrayRef>;
+    let fns: [(Unary, DigestAlgorithm); 6] = [
         (digest::md5, DigestAlgorithm::Md5),
         (digest::sha1, DigestAlgorithm::Sha1),
         (digest::sha224, DigestAlgorithm::Sha224),
