@@ -488,3 +488,20 @@ fn no_allocation_per_row() {
     let (a_big, _) = count_allocs(|| digest::sha2(&big, &lit(Some(384))).unwrap());
     assert_eq!(a_small, a_big);
 }
+
+/// Outputs past the streaming-store threshold (256 KiB) take another write
+/// path; check it row by row against the reference, with and without NULLs.
+#[test]
+fn large_batches_match_reference() {
+    let rows: Vec<Option<String>> = (0..9000).map(|i| Some(format!("{i}-{}", "x".repeat(i % 70)))).collect();
+    let with_nulls: Vec<Option<String>> =
+        rows.iter().enumerate().map(|(i, r)| if i % 3 == 0 { None } else { r.clone() }).collect();
+    for data in [&rows, &with_nulls] {
+        let a = StringArray::from(data.clone());
+        for alg in DigestAlgorithm::ALL {
+            let bytes: Vec<Option<&[u8]>> = data.iter().map(|r| r.as_deref().map(str::as_bytes)).collect();
+            check_against_reference(&a, &bytes, alg);
+            check_against_reference(&a.slice(1, 8000), &bytes[1..8001], alg);
+        }
+    }
+}
