@@ -37,9 +37,12 @@
 //! (no pass over the rows), for `Utf8View` one pass over the view lengths.
 //! Values and offsets are then allocated once and filled in a single row
 //! pass that reads each input once and writes the output strictly front to
-//! back: short strings are moved with one or two 16-byte unaligned copies
-//! (the values buffer carries 32 bytes of slack, so writing past a string's
-//! end is overwritten by the next one), longer ones with `memcpy`. A NULL
+//! back: strings of up to 16 bytes are moved with one 16-byte unaligned
+//! copy, up to 512 bytes with whole 32-byte chunks (the values buffer carries
+//! 64 bytes of slack, so bytes written past a string's end are overwritten by
+//! the next one), longer ones with `memcpy`. When every argument is a `Utf8`
+//! column or a scalar, a scalar is read as a stride-0 column and the row
+//! loop (unrolled for 2–4 arguments) has no per-argument branch. A NULL
 //! row keeps the preceding offset and consumes no value bytes.
 //!
 //! With NULL rows the values capacity is the size of all rows (an upper
