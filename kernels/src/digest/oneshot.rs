@@ -82,7 +82,7 @@ fn md128(state: &mut [u64; 8], data: &[u8]) {
 #[inline]
 pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
     let mut s = MD5_IV;
-    md64::<_, false>(&mut s, data, |s, b| md5::block_api::compress(s, b));
+    md64::<_, false>(&mut s, data, md5::block_api::compress);
     let mut out = [0u8; 16];
     for (o, w) in out.chunks_exact_mut(4).zip(s) {
         o.copy_from_slice(&w.to_le_bytes());
@@ -94,7 +94,7 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
 #[inline]
 pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
     let mut s = SHA1_IV;
-    md64::<_, true>(&mut s, data, |s, b| sha1::block_api::compress(s, b));
+    md64::<_, true>(&mut s, data, sha1::block_api::compress);
     be32(&s)
 }
 
@@ -102,7 +102,7 @@ pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
 #[inline]
 pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
     let mut s = SHA224_IV;
-    md64::<_, true>(&mut s, data, |s, b| sha2::block_api::compress256(s, b));
+    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
     let full: [u8; 32] = be32(&s);
     let mut out = [0u8; 28];
     out.copy_from_slice(&full[..28]);
@@ -113,7 +113,7 @@ pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
 #[inline]
 pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
     let mut s = SHA256_IV;
-    md64::<_, true>(&mut s, data, |s, b| sha2::block_api::compress256(s, b));
+    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
     be32(&s)
 }
 
