@@ -20,6 +20,7 @@ pub mod alloc_count;
 pub mod concat;
 pub mod digest;
 pub mod encode;
+pub mod multibuffer;
 mod error;
 #[doc(hidden)]
 pub mod input;
