@@ -133,3 +133,30 @@ algo_tests!(md5_mb, mb::md5_many_with_level, mb::md5_many, 16,
     b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"
         => "57edf4a22be3c955ac49da2e2107b67a",
 );
+
+algo_tests!(sha1_mb, mb::sha1_many_with_level, mb::sha1_many, 20,
+    |b| { use ::sha1::Digest as _; ::sha1::Sha1::digest(b).into() },
+    b"" => "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+    b"abc" => "a9993e364706816aba3e25717850c26c9cd0d89d",
+    b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+        => "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+);
+algo_tests!(sha224_mb, mb::sha224_many_with_level, mb::sha224_many, 28,
+    |b| { use ::sha2::Digest as _; ::sha2::Sha224::digest(b).into() },
+    b"abc" => "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
+);
+algo_tests!(sha256_mb, mb::sha256_many_with_level, mb::sha256_many, 32,
+    |b| { use ::sha2::Digest as _; ::sha2::Sha256::digest(b).into() },
+    b"" => "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    b"abc" => "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+        => "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+);
+algo_tests!(sha384_mb, mb::sha384_many_with_level, mb::sha384_many, 48,
+    |b| { use ::sha2::Digest as _; ::sha2::Sha384::digest(b).into() },
+    b"abc" => "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
+);
+algo_tests!(sha512_mb, mb::sha512_many_with_level, mb::sha512_many, 64,
+    |b| { use ::sha2::Digest as _; ::sha2::Sha512::digest(b).into() },
+    b"abc" => "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+);

@@ -47,11 +47,11 @@ const K: [u32; 64] = [
 /// # Safety
 ///
 /// The caller is compiled with `V`'s target features and runs on a CPU
-/// with them; `blocks[..V::LANES]` each address 64 readable bytes.
+/// with them; `blocks[..the vector's lanes]` each address 64 readable bytes.
 #[inline(always)]
 unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
     // SAFETY: forwarded from this function's contract; `st` rows hold 16
-    // words, at least `V::LANES`.
+    // words, at least `the vector's lanes`.
     unsafe {
         let m = V::load_block::<false>(blocks);
         let (a0, b0, c0, d0) = (

@@ -48,9 +48,15 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 mod md5;
 mod sched;
+mod sha1;
+mod sha256;
+mod sha512;
 mod simd;
 
 use sched::{Algo, Compress};
+
+/// A multi-buffer kernel: how many lanes, and its compression function.
+type Kernel<W> = (usize, Compress<W>);
 
 /// An instruction-set level the multi-buffer kernels can run at.
 #[doc(hidden)]
@@ -115,7 +121,7 @@ impl Level {
 #[inline(always)]
 fn dispatch<'a, A, R, E>(
     level: Level,
-    pick: fn(Level) -> Option<(usize, Compress<A::W>)>,
+    pick: fn(Level) -> Option<Kernel<A::W>>,
     long: usize,
     n: usize,
     rows: R,
@@ -134,42 +140,127 @@ fn dispatch<'a, A, R, E>(
     }
 }
 
-fn pick_md5(level: Level) -> Option<(usize, Compress<u32>)> {
-    match level {
-        #[cfg(target_arch = "x86_64")]
-        Level::Avx512 => Some((16, md5::compress_avx512 as Compress<u32>)),
-        #[cfg(target_arch = "x86_64")]
-        Level::Avx2 => Some((8, md5::compress_avx2 as Compress<u32>)),
-        _ => None,
+/// The multi-buffer compression function of `$algo` at `level`, if any.
+macro_rules! pick {
+    ($name:ident, $w:ty, $module:ident, $avx512_lanes:expr, $avx2_lanes:expr) => {
+        fn $name(level: Level) -> Option<Kernel<$w>> {
+            match level {
+                #[cfg(target_arch = "x86_64")]
+                Level::Avx512 => Some(($avx512_lanes, $module::compress_avx512 as Compress<$w>)),
+                #[cfg(target_arch = "x86_64")]
+                Level::Avx2 => Some(($avx2_lanes, $module::compress_avx2 as Compress<$w>)),
+                _ => None,
+            }
+        }
+    };
+}
+pick!(pick_md5, u32, md5, 16, 8);
+pick!(pick_sha1, u32, sha1, 16, 8);
+pick!(pick_sha256, u32, sha256, 16, 8);
+pick!(pick_sha512, u64, sha512, 8, 4);
+
+/// Whether the CPU has the SHA extensions the `sha1`/`sha2` crates use for
+/// single-stream SHA-1 and SHA-256.
+fn has_sha_ni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sha") && std::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
-/// Rows longer than this many bytes skip the MD5 lanes (see the crossover
-/// bench in `benches/benches/multibuffer.rs`).
-const MD5_LONG: usize = 8 << 10;
-
-/// MD5 of rows `0..n`: `rows(i)` is row `i`'s bytes or `None` for NULL;
-/// `emit(i, digest)` is called once per non-NULL row, in completion order.
-///
-/// # Performance
-///
-/// With AVX-512, 16 rows per compression; for short rows several times the
-/// single-stream throughput. No allocation.
-pub fn md5_many<'a>(
-    n: usize,
-    rows: impl Fn(usize) -> Option<&'a [u8]>,
-    emit: impl FnMut(usize, &[u8; 16]),
-) {
-    md5_many_with_level(Level::detect(), n, rows, emit)
+/// The level the `*_many` entry of each algorithm runs at: the detected
+/// level, except where single-stream is faster on such a CPU (measured in
+/// `benches/benches/multibuffer.rs`).
+fn auto_level(family: Family) -> Level {
+    let level = Level::detect();
+    match family {
+        Family::Md5 | Family::Sha512 => level,
+        // SHA-NI single-stream against the lanes: see `SHA_NI_BEATS_*`.
+        Family::Sha1 if has_sha_ni() && SHA_NI_BEATS_MB_SHA1 => Level::Portable,
+        Family::Sha256 if has_sha_ni() && SHA_NI_BEATS_MB_SHA256 => Level::Portable,
+        Family::Sha1 | Family::Sha256 => level,
+    }
 }
 
-/// [`md5_many`] at a forced [`Level`] (clamped to what the CPU has).
-#[doc(hidden)]
-pub fn md5_many_with_level<'a>(
-    level: Level,
-    n: usize,
-    rows: impl Fn(usize) -> Option<&'a [u8]>,
-    emit: impl FnMut(usize, &[u8; 16]),
-) {
-    dispatch::<md5::Md5, _, _>(level, pick_md5, MD5_LONG, n, rows, emit)
+/// Measured on an AMD EPYC (Zen 4) with SHA-NI and AVX-512: whether the
+/// single-stream SHA-NI path beats 16 AVX-512 lanes.
+const SHA_NI_BEATS_MB_SHA1: bool = true;
+/// As [`SHA_NI_BEATS_MB_SHA1`], for SHA-256.
+const SHA_NI_BEATS_MB_SHA256: bool = true;
+
+#[derive(Clone, Copy)]
+enum Family {
+    Md5,
+    Sha1,
+    Sha256,
+    Sha512,
 }
+
+/// Rows longer than this many bytes skip the lanes: a long row occupies
+/// its lane while the other lanes keep refilling, so lengths only matter
+/// at the end of a batch, when a few long rows would leave the other lanes
+/// hashing zero blocks. Measured crossover: see the `long_rows` bench.
+const LONG: usize = 8 << 10;
+
+macro_rules! many {
+    ($(#[$doc:meta])* $name:ident, $with_level:ident, $algo:ty, $n:expr, $pick:ident, $family:expr) => {
+        $(#[$doc])*
+        ///
+        /// `rows(i)` is row `i`'s bytes or `None` for a NULL row (NULL rows
+        /// never enter a lane); `emit(i, digest)` is called once per
+        /// non-NULL row `i < n`, in completion order (see the
+        /// [module docs](self)).
+        ///
+        /// # Performance
+        ///
+        /// No allocation; the lanes are refilled row by row, so rows of mixed
+        /// lengths keep them busy. Rows over 8 KiB are hashed single-stream.
+        pub fn $name<'a>(
+            n: usize,
+            rows: impl Fn(usize) -> Option<&'a [u8]>,
+            emit: impl FnMut(usize, &[u8; $n]),
+        ) {
+            $with_level(auto_level($family), n, rows, emit)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] at a forced [`Level`] (clamped to what the CPU has).")]
+        #[doc(hidden)]
+        pub fn $with_level<'a>(
+            level: Level,
+            n: usize,
+            rows: impl Fn(usize) -> Option<&'a [u8]>,
+            emit: impl FnMut(usize, &[u8; $n]),
+        ) {
+            dispatch::<$algo, _, _>(level, $pick, LONG, n, rows, emit)
+        }
+    };
+}
+
+many!(
+    /// MD5 (RFC 1321) of many rows at once.
+    md5_many, md5_many_with_level, md5::Md5, 16, pick_md5, Family::Md5
+);
+many!(
+    /// SHA-1 of many rows at once.
+    sha1_many, sha1_many_with_level, sha1::Sha1, 20, pick_sha1, Family::Sha1
+);
+many!(
+    /// SHA-224 of many rows at once.
+    sha224_many, sha224_many_with_level, sha256::Sha224, 28, pick_sha256, Family::Sha256
+);
+many!(
+    /// SHA-256 of many rows at once.
+    sha256_many, sha256_many_with_level, sha256::Sha256, 32, pick_sha256, Family::Sha256
+);
+many!(
+    /// SHA-384 of many rows at once.
+    sha384_many, sha384_many_with_level, sha512::Sha384, 48, pick_sha512, Family::Sha512
+);
+many!(
+    /// SHA-512 of many rows at once.
+    sha512_many, sha512_many_with_level, sha512::Sha512, 64, pick_sha512, Family::Sha512
+);

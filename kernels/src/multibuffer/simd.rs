@@ -21,8 +21,6 @@
 /// features of the implementing type (for [`avx512::V16x32`]: `avx512f` and
 /// `avx512bw`; for [`avx2::V8x32`]: `avx2`), and only on a CPU that has them.
 pub(crate) unsafe trait V32: Copy {
-    /// Lanes (messages hashed at once).
-    const LANES: usize;
     /// Loads `LANES` words from `p`.
     unsafe fn load(p: *const u32) -> Self;
     /// Stores `LANES` words to `p`.
@@ -83,8 +81,6 @@ pub(crate) unsafe trait V32: Copy {
 ///
 /// As for [`V32`].
 pub(crate) unsafe trait V64: Copy {
-    /// Lanes (messages hashed at once).
-    const LANES: usize;
     /// Loads `LANES` words from `p`.
     unsafe fn load(p: *const u64) -> Self;
     /// Stores `LANES` words to `p`.
@@ -130,7 +126,10 @@ pub(crate) unsafe trait V64: Copy {
     unsafe fn load_block_be(blocks: &[*const u8; 16]) -> [Self; 16];
 }
 
+// The AVX-512 intrinsics are stable since Rust 1.89, one above the
+// workspace's declared MSRV; the toolchain in use is newer.
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::incompatible_msrv)]
 pub(crate) mod avx512 {
     //! 16 × 32-bit and 8 × 64-bit lanes in `__m512i` (AVX-512F + BW).
     use core::arch::x86_64::*;
@@ -171,7 +170,6 @@ pub(crate) mod avx512 {
     // SAFETY: every method is only called under the trait contract (AVX-512F
     // and AVX-512BW enabled and present).
     unsafe impl V32 for V16x32 {
-        const LANES: usize = 16;
         #[inline(always)]
         unsafe fn load(p: *const u32) -> Self {
             // SAFETY: caller passes 64 readable bytes; AVX-512F per contract.
@@ -286,7 +284,6 @@ pub(crate) mod avx512 {
 
     // SAFETY: as for V16x32.
     unsafe impl V64 for V8x64 {
-        const LANES: usize = 8;
         #[inline(always)]
         unsafe fn load(p: *const u64) -> Self {
             // SAFETY: caller passes 64 readable bytes; AVX-512F per contract.
@@ -410,7 +407,6 @@ pub(crate) mod avx2 {
     // SAFETY: every method is only called under the trait contract (AVX2
     // enabled and present).
     unsafe impl V32 for V8x32 {
-        const LANES: usize = 8;
         #[inline(always)]
         unsafe fn load(p: *const u32) -> Self {
             // SAFETY: caller passes 32 readable bytes; AVX per contract.
@@ -505,7 +501,6 @@ pub(crate) mod avx2 {
 
     // SAFETY: as for V8x32.
     unsafe impl V64 for V4x64 {
-        const LANES: usize = 4;
         #[inline(always)]
         unsafe fn load(p: *const u64) -> Self {
             // SAFETY: caller passes 32 readable bytes; AVX per contract.
