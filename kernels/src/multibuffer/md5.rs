@@ -25,8 +25,7 @@ impl Algo for Md5 {
 
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 16] {
-        use md5::Digest as _;
-        md5::Md5::digest(bytes).into()
+        crate::digest::oneshot::md5(bytes)
     }
 }
 

@@ -173,24 +173,52 @@ fn has_sha_ni() -> bool {
 }
 
 /// The level the `*_many` entry of each algorithm runs at: the detected
-/// level, except where single-stream is faster on such a CPU (measured in
-/// `benches/benches/multibuffer.rs`).
+/// level (or the one [`force_level`] set), except where single-stream is
+/// faster on such a CPU.
+///
+/// Measured on this project's AMD EPYC (Zen 4, `benches/benches/multibuffer.rs`):
+/// 16 AVX-512 lanes beat single-stream SHA-NI for SHA-1 and SHA-256, 8 AVX2
+/// lanes do not, so with SHA-NI those two take the lanes only at AVX-512.
 fn auto_level(family: Family) -> Level {
-    let level = Level::detect();
+    let level = match FORCED.load(Ordering::Relaxed) {
+        u8::MAX => Level::detect(),
+        v => Level::from_u8(v).min(Level::detect()),
+    };
     match family {
-        Family::Md5 | Family::Sha512 => level,
-        // SHA-NI single-stream against the lanes: see `SHA_NI_BEATS_*`.
-        Family::Sha1 if has_sha_ni() && SHA_NI_BEATS_MB_SHA1 => Level::Portable,
-        Family::Sha256 if has_sha_ni() && SHA_NI_BEATS_MB_SHA256 => Level::Portable,
-        Family::Sha1 | Family::Sha256 => level,
+        Family::Sha1 | Family::Sha256 if level < Level::Avx512 && has_sha_ni() => {
+            Level::Portable
+        }
+        _ => level,
     }
 }
 
-/// Measured on an AMD EPYC (Zen 4) with SHA-NI and AVX-512: whether the
-/// single-stream SHA-NI path beats 16 AVX-512 lanes.
-const SHA_NI_BEATS_MB_SHA1: bool = true;
-/// As [`SHA_NI_BEATS_MB_SHA1`], for SHA-256.
-const SHA_NI_BEATS_MB_SHA256: bool = true;
+/// Process-wide override of the level the `*_many` functions (and through
+/// them the [`crate::digest`] hex kernels) run at; `None` restores
+/// detection. For benches and tests that must measure each level through
+/// the public kernels; it is clamped to what the CPU has.
+#[doc(hidden)]
+pub fn force_level(level: Option<Level>) {
+    FORCED.store(level.map_or(u8::MAX, |l| l as u8), Ordering::Relaxed);
+}
+
+static FORCED: AtomicU8 = AtomicU8::new(u8::MAX);
+
+/// Below this many non-NULL rows a batch is hashed one-shot: with one or
+/// two rows the idle lanes cost more than the lanes save.
+const MIN_ROWS: usize = 3;
+
+/// Whether the [`crate::digest`] hex kernels should hash a batch of `rows`
+/// non-NULL rows through the lanes (the `*_many` functions) on this CPU.
+pub(crate) fn prefer_many(alg: crate::digest::DigestAlgorithm, rows: usize) -> bool {
+    use crate::digest::DigestAlgorithm as D;
+    let family = match alg {
+        D::Md5 => Family::Md5,
+        D::Sha1 => Family::Sha1,
+        D::Sha224 | D::Sha256 => Family::Sha256,
+        D::Sha384 | D::Sha512 => Family::Sha512,
+    };
+    rows >= MIN_ROWS && auto_level(family) != Level::Portable
+}
 
 #[derive(Clone, Copy)]
 enum Family {

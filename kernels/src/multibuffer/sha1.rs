@@ -23,8 +23,7 @@ impl Algo for Sha1 {
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 20] {
-        use sha1::Digest as _;
-        sha1::Sha1::digest(bytes).into()
+        crate::digest::oneshot::sha1(bytes)
     }
 }
 

@@ -35,8 +35,7 @@ impl Algo for Sha256 {
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 32] {
-        use sha2::Digest as _;
-        sha2::Sha256::digest(bytes).into()
+        crate::digest::oneshot::sha256(bytes)
     }
 }
 
@@ -56,8 +55,7 @@ impl Algo for Sha224 {
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 28] {
-        use sha2::Digest as _;
-        sha2::Sha224::digest(bytes).into()
+        crate::digest::oneshot::sha224(bytes)
     }
 }
 

@@ -35,8 +35,7 @@ impl Algo for Sha512 {
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 64] {
-        use sha2::Digest as _;
-        sha2::Sha512::digest(bytes).into()
+        crate::digest::oneshot::sha512(bytes)
     }
 }
 
@@ -56,8 +55,7 @@ impl Algo for Sha384 {
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 48] {
-        use sha2::Digest as _;
-        sha2::Sha384::digest(bytes).into()
+        crate::digest::oneshot::sha384(bytes)
     }
 }
 
