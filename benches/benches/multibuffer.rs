@@ -11,7 +11,9 @@ use std::hint::black_box;
 
 use arrow_array::{Array, StringArray};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use sluice_kernels::multibuffer::{self as mb, Level};
+use sluice_kernels::digest::{digest_hex, digest_raw, DigestAlgorithm};
+use sluice_kernels::hex::encode_lower;
+use sluice_kernels::multibuffer::{self as mb, force_level, Level};
 
 const ROWS: usize = 8192;
 
@@ -43,43 +45,49 @@ fn uniform_0_300() -> StringArray {
     column(|i| lens[i])
 }
 
-/// Lowercase hex of `d` into `out` (2 * d.len() bytes).
-#[inline(always)]
-fn hex_into(out: &mut [u8], d: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for (o, b) in out.chunks_exact_mut(2).zip(d) {
-        o[0] = HEX[(b >> 4) as usize];
-        o[1] = HEX[(b & 15) as usize];
-    }
-}
-
 macro_rules! bench_algo {
-    ($c:expr, $group:expr, $col:expr, $n:expr, $with_level:path, $single:expr) => {{
+    ($c:expr, $group:expr, $col:expr, $alg:expr, $n:expr, $with_level:path) => {{
         let col: &StringArray = $col;
+        let alg: DigestAlgorithm = $alg;
         let mut g = $c.benchmark_group($group);
         g.throughput(Throughput::Elements(ROWS as u64));
-        let single: fn(&[u8]) -> [u8; $n] = $single;
+        // The floor the bars are measured against: the project's one-shot
+        // single-stream digest (RustCrypto compression, SHA-NI where
+        // present), no hex, no buffers.
         g.bench_function("single_stream_digest_only", |b| {
+            let mut out = [0u8; 64];
             b.iter(|| {
                 let mut acc = 0u8;
                 for i in 0..col.len() {
-                    acc ^= single(col.value(i).as_bytes())[0];
+                    digest_raw(alg, col.value(i).as_bytes(), &mut out);
+                    acc ^= out[0];
                 }
                 black_box(acc)
             })
         });
         let mut hex = vec![0u8; ROWS * 2 * $n];
         for level in Level::ALL.into_iter().filter(|l| l.is_available()) {
-            g.bench_function(BenchmarkId::new("hex", format!("{level:?}")), |b| {
+            // The lanes with each digest's hex written at its row's place.
+            g.bench_function(BenchmarkId::new("many_hex", format!("{level:?}")), |b| {
                 b.iter(|| {
                     $with_level(
                         level,
                         col.len(),
                         |i| Some(col.value(i).as_bytes()),
-                        |i, d| hex_into(&mut hex[i * 2 * $n..(i + 1) * 2 * $n], d),
+                        |i, d| {
+                            let _ = encode_lower(d, &mut hex[i * 2 * $n..(i + 1) * 2 * $n]);
+                        },
                     );
                     black_box(&hex);
                 })
+            });
+        }
+        // The public kernel (allocating its output) at each level.
+        for level in Level::ALL.into_iter().filter(|l| l.is_available()) {
+            g.bench_function(BenchmarkId::new("digest_hex_kernel", format!("{level:?}")), |b| {
+                force_level(Some(level));
+                b.iter(|| black_box(digest_hex(col, alg).unwrap()));
+                force_level(None);
             });
         }
         g.finish();
@@ -87,33 +95,24 @@ macro_rules! bench_algo {
 }
 
 fn md5_single(b: &[u8]) -> [u8; 16] {
-    use md5::Digest as _;
-    md5::Md5::digest(b).into()
+    let mut out = [0u8; 64];
+    digest_raw(DigestAlgorithm::Md5, b, &mut out);
+    let mut d = [0u8; 16];
+    d.copy_from_slice(&out[..16]);
+    d
 }
-fn sha1_single(b: &[u8]) -> [u8; 20] {
-    use sha1::Digest as _;
-    sha1::Sha1::digest(b).into()
-}
-fn sha256_single(b: &[u8]) -> [u8; 32] {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(b).into()
-}
-fn sha512_single(b: &[u8]) -> [u8; 64] {
-    use sha2::Digest as _;
-    sha2::Sha512::digest(b).into()
-}
-
 fn benches(c: &mut Criterion) {
     let c16 = column(|_| 16);
     let c64 = column(|_| 64);
     let mixed = uniform_0_300();
-    bench_algo!(c, "md5/16B", &c16, 16, mb::md5_many_with_level, md5_single);
-    bench_algo!(c, "md5/64B", &c64, 16, mb::md5_many_with_level, md5_single);
-    bench_algo!(c, "md5/mixed_0_300B", &mixed, 16, mb::md5_many_with_level, md5_single);
-    bench_algo!(c, "sha512/64B", &c64, 64, mb::sha512_many_with_level, sha512_single);
-    bench_algo!(c, "sha256/64B", &c64, 32, mb::sha256_many_with_level, sha256_single);
-    bench_algo!(c, "sha1/64B", &c64, 20, mb::sha1_many_with_level, sha1_single);
-    bench_algo!(c, "sha256/mixed_0_300B", &mixed, 32, mb::sha256_many_with_level, sha256_single);
+    use DigestAlgorithm as D;
+    bench_algo!(c, "md5/16B", &c16, D::Md5, 16, mb::md5_many_with_level);
+    bench_algo!(c, "md5/64B", &c64, D::Md5, 16, mb::md5_many_with_level);
+    bench_algo!(c, "md5/mixed_0_300B", &mixed, D::Md5, 16, mb::md5_many_with_level);
+    bench_algo!(c, "sha512/64B", &c64, D::Sha512, 64, mb::sha512_many_with_level);
+    bench_algo!(c, "sha256/64B", &c64, D::Sha256, 32, mb::sha256_many_with_level);
+    bench_algo!(c, "sha1/64B", &c64, D::Sha1, 20, mb::sha1_many_with_level);
+    bench_algo!(c, "sha256/mixed_0_300B", &mixed, D::Sha256, 32, mb::sha256_many_with_level);
 }
 
 /// Where long rows stop paying off in the lanes: uniform lengths, fewer
