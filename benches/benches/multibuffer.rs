@@ -143,5 +143,31 @@ fn long_rows(c: &mut Criterion) {
     }
 }
 
-criterion_group!(multibuffer, benches, long_rows);
+/// A batch whose last row is long (8,191 rows of 64 bytes, then 256 KiB):
+/// the drain finishes that row single-stream instead of hashing it in one
+/// busy lane next to 15 idle ones.
+fn long_tail(c: &mut Criterion) {
+    let col: StringArray = column(|i| if i == ROWS - 1 { 256 << 10 } else { 64 });
+    let mut g = c.benchmark_group("md5_long_tail");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    g.bench_function("single_stream", |b| {
+        b.iter(|| {
+            let mut acc = 0u8;
+            for i in 0..col.len() {
+                acc ^= md5_single(col.value(i).as_bytes())[0];
+            }
+            black_box(acc)
+        })
+    });
+    g.bench_function("Avx512", |b| {
+        b.iter(|| {
+            let mut acc = 0u8;
+            mb::md5_many_with_level(Level::Avx512, col.len(), |i| Some(col.value(i).as_bytes()), |_, d| acc ^= d[0]);
+            black_box(acc)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(multibuffer, benches, long_rows, long_tail);
 criterion_main!(multibuffer);

@@ -81,7 +81,7 @@ macro_rules! algo_tests {
             }
 
             #[test]
-            fn long_rows_take_the_single_stream_path() {
+            fn long_rows_drained_single_stream_mid_row() {
                 let rows: Vec<Option<Vec<u8>>> = (0..20)
                     .map(|n| Some(vec![n as u8; if n % 3 == 0 { 20_000 + n } else { n * 9 }]))
                     .collect();

@@ -27,6 +27,12 @@ impl Algo for Md5 {
     fn single(bytes: &[u8]) -> [u8; 16] {
         crate::digest::oneshot::md5(bytes)
     }
+    #[inline]
+    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
+        let mut s = [st[0], st[1], st[2], st[3]];
+        md5::block_api::compress(&mut s, blocks.as_chunks::<64>().0);
+        st[..4].copy_from_slice(&s);
+    }
 }
 
 /// The sine-derived additive constants, `floor(|sin(i + 1)| * 2^32)`.

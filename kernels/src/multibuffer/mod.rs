@@ -12,8 +12,12 @@
 //! A lane scheduler feeds each lane its row's next block, builds each
 //! message's final padded block(s) on the stack, retires a lane when its row
 //! is done and refills it with the next row, so rows of different lengths
-//! share the lanes. NULL rows never enter a lane; rows longer than
-//! a few KiB take the single-stream path.
+//! share the lanes. NULL rows never enter a lane. When no rows are left to
+//! start and only a few lanes are busy, those are finished single-stream from
+//! their current state, so a long row at the end of a batch costs no more
+//! than hashing it alone (uniform 4 KiB rows still hash ~8× faster in the
+//! lanes than single-stream, so long rows are not sent single-stream up
+//! front).
 //!
 //! The functions here are bit-exact with the single-stream RustCrypto
 //! crates (`md-5`, `sha1`, `sha2`), which are also the portable fallback.
@@ -122,7 +126,6 @@ impl Level {
 fn dispatch<'a, A, R, E>(
     level: Level,
     pick: fn(Level) -> Option<Kernel<A::W>>,
-    long: usize,
     n: usize,
     rows: R,
     emit: E,
@@ -135,7 +138,7 @@ fn dispatch<'a, A, R, E>(
     match pick(level) {
         // SAFETY: `pick` returns only kernels whose features `level`
         // implies, and `level` is clamped to what this CPU has; lanes <= 16.
-        Some((lanes, compress)) => unsafe { sched::run::<A, R, E>(lanes, compress, long, n, rows, emit) },
+        Some((lanes, compress)) => unsafe { sched::run::<A, R, E>(lanes, compress, n, rows, emit) },
         None => sched::run_single::<A, R, E>(n, rows, emit),
     }
 }
@@ -228,12 +231,6 @@ enum Family {
     Sha512,
 }
 
-/// Rows longer than this many bytes skip the lanes: a long row occupies
-/// its lane while the other lanes keep refilling, so lengths only matter
-/// at the end of a batch, when a few long rows would leave the other lanes
-/// hashing zero blocks. Measured crossover: see the `long_rows` bench.
-const LONG: usize = 8 << 10;
-
 macro_rules! many {
     ($(#[$doc:meta])* $name:ident, $with_level:ident, $algo:ty, $n:expr, $pick:ident, $family:expr) => {
         $(#[$doc])*
@@ -246,7 +243,8 @@ macro_rules! many {
         /// # Performance
         ///
         /// No allocation; the lanes are refilled row by row, so rows of mixed
-        /// lengths keep them busy. Rows over 8 KiB are hashed single-stream.
+        /// lengths keep them busy; the last few rows of a batch are finished
+        /// single-stream.
         pub fn $name<'a>(
             n: usize,
             rows: impl Fn(usize) -> Option<&'a [u8]>,
@@ -263,7 +261,7 @@ macro_rules! many {
             rows: impl Fn(usize) -> Option<&'a [u8]>,
             emit: impl FnMut(usize, &[u8; $n]),
         ) {
-            dispatch::<$algo, _, _>(level, $pick, LONG, n, rows, emit)
+            dispatch::<$algo, _, _>(level, $pick, n, rows, emit)
         }
     };
 }

@@ -4,9 +4,9 @@
 //! Rows of different lengths share the lanes: a lane whose row is done is
 //! refilled with the next row while its neighbours are still in the middle
 //! of theirs. The only waste is at the end of a batch, when fewer rows than
-//! lanes remain (idle lanes hash a zero block that nobody reads); rows above
-//! a per-algorithm length limit skip the lanes and go single-stream, which
-//! bounds how long that drain can last.
+//! lanes remain (idle lanes hash a zero block that nobody reads); once only
+//! a few lanes are busy they are finished single-stream from their current
+//! state, which bounds that waste.
 
 /// Per-lane chaining state in lane-major ("transposed") form: word `i` of
 /// lane `l` is `state[i][l]`. Sixteen columns fit every vector width.
@@ -38,6 +38,9 @@ pub(crate) trait Algo {
     fn out(st: &State<Self::W>, lane: usize) -> Self::Out;
     /// The portable single-stream digest (the RustCrypto crates).
     fn single(bytes: &[u8]) -> Self::Out;
+    /// Single-stream compression of whole blocks (`blocks.len()` a
+    /// multiple of `BLOCK`) into one lane's state (first state words).
+    fn compress_scalar(st: &mut [Self::W; 8], blocks: &[u8]);
 }
 
 /// A zero block for idle lanes to read.
@@ -77,22 +80,20 @@ fn pad_message<A: Algo>(buf: &mut Pad, tail: &[u8], len: usize) -> usize {
 
 /// Hashes the non-NULL rows among `0..n` in `lanes` lanes with `compress`,
 /// calling `emit(row, digest)` once per non-NULL row, in completion order
-/// (not necessarily row order). Rows longer than `long` bytes are hashed
-/// single-stream as they are met.
+/// (not necessarily row order).
+///
+/// When no rows are left to start and only a few lanes are still busy (a
+/// call costs about two single-stream blocks with 16 lanes), those lanes are
+/// finished single-stream from their current state ("drain"), so a long row
+/// at the end of a batch costs no more than hashing it alone.
 ///
 /// # Safety
 ///
 /// `compress` must be safe to call on this CPU with `lanes` valid block
 /// pointers (it reads `A::BLOCK` bytes from each of the first `lanes`), and
 /// `lanes <= 16`.
-pub(crate) unsafe fn run<'a, A, R, E>(
-    lanes: usize,
-    compress: Compress<A::W>,
-    long: usize,
-    n: usize,
-    rows: R,
-    mut emit: E,
-) where
+pub(crate) unsafe fn run<'a, A, R, E>(lanes: usize, compress: Compress<A::W>, n: usize, rows: R, mut emit: E)
+where
     A: Algo,
     R: Fn(usize) -> Option<&'a [u8]>,
     E: FnMut(usize, &A::Out),
@@ -101,12 +102,12 @@ pub(crate) unsafe fn run<'a, A, R, E>(
     let lanes = lanes.min(16);
     let mut st: State<A::W> = [[A::W::default(); 16]; 8];
     let mut pad: [Pad; 16] = [[0u8; 256]; 16];
-    // Next data block of each lane's row, and how many full data blocks,
-    // padding blocks and blocks in all it has left (0 in all = idle lane).
-    let mut data: [*const u8; 16] = [ZERO_BLOCK.as_ptr(); 16];
-    let mut data_left = [0usize; 16];
+    // Per lane: the full data blocks of its row not yet hashed, how many
+    // padding blocks it has and how many of those are left (a lane with no
+    // data and no padding left is idle), and its row index.
+    let mut rest: [&'a [u8]; 16] = [&[]; 16];
     let mut pad_blocks = [0usize; 16];
-    let mut left = [0usize; 16];
+    let mut pad_left = [0usize; 16];
     let mut row = [0usize; 16];
     let mut blocks: [*const u8; 16] = [ZERO_BLOCK.as_ptr(); 16];
     let mut next_row = 0usize;
@@ -114,20 +115,16 @@ pub(crate) unsafe fn run<'a, A, R, E>(
     loop {
         if active < lanes && next_row < n {
             for l in 0..lanes {
-                if left[l] != 0 {
+                if pad_left[l] != 0 {
                     continue;
                 }
                 let mut found = None;
                 while next_row < n {
                     let r = next_row;
                     next_row += 1;
-                    match rows(r) {
-                        None => {}
-                        Some(b) if b.len() > long => emit(r, &A::single(b)),
-                        Some(b) => {
-                            found = Some((r, b));
-                            break;
-                        }
+                    if let Some(b) = rows(r) {
+                        found = Some((r, b));
+                        break;
                     }
                 }
                 let Some((r, b)) = found else { break };
@@ -135,43 +132,58 @@ pub(crate) unsafe fn run<'a, A, R, E>(
                 for (s, iv) in st.iter_mut().zip(A::IV) {
                     s[l] = iv;
                 }
-                let full = b.len() / A::BLOCK;
-                let (body, tail) = b.split_at(full * A::BLOCK);
+                let (body, tail) = b.split_at(b.len() - b.len() % A::BLOCK);
                 pad_blocks[l] = pad_message::<A>(&mut pad[l], tail, b.len());
-                data[l] = body.as_ptr();
-                data_left[l] = full;
-                left[l] = full + pad_blocks[l];
+                pad_left[l] = pad_blocks[l];
+                rest[l] = body;
                 active += 1;
             }
         }
         if active == 0 {
             break;
         }
+        if next_row >= n && active * 8 <= lanes.max(8) {
+            for l in 0..lanes {
+                if pad_left[l] != 0 {
+                    let mut s = [A::W::default(); 8];
+                    for (w, col) in s.iter_mut().zip(&st) {
+                        *w = col[l];
+                    }
+                    A::compress_scalar(&mut s, rest[l]);
+                    let from = (pad_blocks[l] - pad_left[l]) * A::BLOCK;
+                    A::compress_scalar(&mut s, &pad[l][from..pad_blocks[l] * A::BLOCK]);
+                    for (w, col) in s.iter().zip(st.iter_mut()) {
+                        col[l] = *w;
+                    }
+                    emit(row[l], &A::out(&st, l));
+                }
+            }
+            break;
+        }
+        // Which lanes hash a padding block this round.
+        let mut on_pad = [false; 16];
         for l in 0..lanes {
-            blocks[l] = if left[l] == 0 {
+            blocks[l] = if pad_left[l] == 0 {
                 ZERO_BLOCK.as_ptr()
-            } else if data_left[l] > 0 {
-                let p = data[l];
-                // Still inside (or one past the end of) the row's bytes:
-                // `data_left` full blocks remained from `p`.
-                data[l] = p.wrapping_add(A::BLOCK);
-                data_left[l] -= 1;
-                p
+            } else if let Some((block, after)) = rest[l].split_at_checked(A::BLOCK) {
+                rest[l] = after;
+                block.as_ptr()
             } else {
-                let i = pad_blocks[l] - left[l];
+                on_pad[l] = true;
+                let i = pad_blocks[l] - pad_left[l];
                 pad[l][i * A::BLOCK..].as_ptr()
             };
         }
         // SAFETY: every pointer in `blocks[..lanes]` addresses `A::BLOCK`
-        // readable bytes: a full block inside a row slice that lives for
-        // 'a, a block inside this lane's `pad` buffer (256 bytes, block
-        // index < 2 and 2 * BLOCK <= 256), or the static zero block; the
-        // caller vouches for `compress` on this CPU.
+        // readable bytes: a full block of a row slice that lives for 'a,
+        // a block inside this lane's `pad` buffer (256 bytes, block index
+        // < 2 and 2 * BLOCK <= 256), or the static zero block; the caller
+        // vouches for `compress` on this CPU.
         unsafe { compress(&mut st, &blocks) };
         for l in 0..lanes {
-            if left[l] != 0 {
-                left[l] -= 1;
-                if left[l] == 0 {
+            if on_pad[l] {
+                pad_left[l] -= 1;
+                if pad_left[l] == 0 {
                     emit(row[l], &A::out(&st, l));
                     active -= 1;
                 }

@@ -25,6 +25,12 @@ impl Algo for Sha1 {
     fn single(bytes: &[u8]) -> [u8; 20] {
         crate::digest::oneshot::sha1(bytes)
     }
+    #[inline]
+    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
+        let mut s = [st[0], st[1], st[2], st[3], st[4]];
+        sha1::block_api::compress(&mut s, blocks.as_chunks::<64>().0);
+        st[..5].copy_from_slice(&s);
+    }
 }
 
 /// One SHA-1 block through every lane of `V`.

@@ -37,6 +37,10 @@ impl Algo for Sha256 {
     fn single(bytes: &[u8]) -> [u8; 32] {
         crate::digest::oneshot::sha256(bytes)
     }
+    #[inline]
+    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
+        sha2::block_api::compress256(st, blocks.as_chunks::<64>().0);
+    }
 }
 
 impl Algo for Sha224 {
@@ -56,6 +60,10 @@ impl Algo for Sha224 {
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 28] {
         crate::digest::oneshot::sha224(bytes)
+    }
+    #[inline]
+    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
+        sha2::block_api::compress256(st, blocks.as_chunks::<64>().0);
     }
 }
 

@@ -37,6 +37,10 @@ impl Algo for Sha512 {
     fn single(bytes: &[u8]) -> [u8; 64] {
         crate::digest::oneshot::sha512(bytes)
     }
+    #[inline]
+    fn compress_scalar(st: &mut [u64; 8], blocks: &[u8]) {
+        sha2::block_api::compress512(st, blocks.as_chunks::<128>().0);
+    }
 }
 
 impl Algo for Sha384 {
@@ -56,6 +60,10 @@ impl Algo for Sha384 {
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 48] {
         crate::digest::oneshot::sha384(bytes)
+    }
+    #[inline]
+    fn compress_scalar(st: &mut [u64; 8], blocks: &[u8]) {
+        sha2::block_api::compress512(st, blocks.as_chunks::<128>().0);
     }
 }
 
