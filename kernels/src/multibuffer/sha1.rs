@@ -50,28 +50,41 @@ unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
             *v = V::load(row.as_ptr());
         }
         let [mut a, mut b, mut c, mut d, mut e] = s;
-        macro_rules! rounds {
-            ($from:expr, $k:expr, |$x:ident, $y:ident, $z:ident| $f:expr) => {
-                for t in $from..$from + 20 {
-                    let j = t & 15;
-                    if t >= 16 {
-                        let x = V::xor3(w[(j + 13) & 15], w[(j + 8) & 15], w[(j + 2) & 15]);
-                        w[j] = x.xor(w[j]).rotl(1);
-                    }
-                    let ($x, $y, $z) = (b, c, d);
-                    let tmp = a.rotl(5).add($f).add(e).add(V::splat($k).add(w[j]));
-                    e = d;
-                    d = c;
-                    c = b.rotl(30);
-                    b = a;
-                    a = tmp;
+        // One round, unrolled with constant indices: the new `a` is built
+        // in `e` and `b` rotated in place; the next round takes the names
+        // rotated by one.
+        macro_rules! round {
+            ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $t:expr, $f:ident, $k:expr) => {{
+                let j = $t & 15;
+                if $t >= 16 {
+                    let x = V::xor3(w[(j + 13) & 15], w[(j + 8) & 15], w[(j + 2) & 15]);
+                    w[j] = x.xor(w[j]).rotl(1);
                 }
+                $e = $e.add($a.rotl(5)).add(V::$f($b, $c, $d)).add(V::splat($k).add(w[j]));
+                $b = $b.rotl(30);
+            }};
+        }
+        macro_rules! five {
+            ($t:expr, $f:ident, $k:expr) => {
+                round!(a, b, c, d, e, $t, $f, $k);
+                round!(e, a, b, c, d, $t + 1, $f, $k);
+                round!(d, e, a, b, c, $t + 2, $f, $k);
+                round!(c, d, e, a, b, $t + 3, $f, $k);
+                round!(b, c, d, e, a, $t + 4, $f, $k);
             };
         }
-        rounds!(0, 0x5a827999, |x, y, z| V::ch(x, y, z));
-        rounds!(20, 0x6ed9eba1, |x, y, z| V::xor3(x, y, z));
-        rounds!(40, 0x8f1bbcdc, |x, y, z| V::maj(x, y, z));
-        rounds!(60, 0xca62c1d6, |x, y, z| V::xor3(x, y, z));
+        macro_rules! twenty {
+            ($t:expr, $f:ident, $k:expr) => {
+                five!($t, $f, $k);
+                five!($t + 5, $f, $k);
+                five!($t + 10, $f, $k);
+                five!($t + 15, $f, $k);
+            };
+        }
+        twenty!(0, ch, 0x5a827999);
+        twenty!(20, xor3, 0x6ed9eba1);
+        twenty!(40, maj, 0x8f1bbcdc);
+        twenty!(60, xor3, 0xca62c1d6);
         for (i, v) in [a, b, c, d, e].into_iter().enumerate() {
             v.add(s[i]).store(st[i].as_mut_ptr());
         }
