@@ -126,10 +126,8 @@ pub(crate) unsafe trait V64: Copy {
     unsafe fn load_block_be(blocks: &[*const u8; 16]) -> [Self; 16];
 }
 
-// The AVX-512 intrinsics are stable since Rust 1.89, one above the
-// workspace's declared MSRV; the toolchain in use is newer.
+// The AVX-512 intrinsics are stable since Rust 1.89 (the workspace MSRV).
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::incompatible_msrv)]
 pub(crate) mod avx512 {
     //! 16 × 32-bit and 8 × 64-bit lanes in `__m512i` (AVX-512F + BW).
     use core::arch::x86_64::*;
