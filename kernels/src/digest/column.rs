@@ -83,7 +83,7 @@ fn hex_column_many<C: ByteColumn, H: OneShot>(
     // Zeroed, so that the buffer is initialised whatever order the lanes
     // finish in (the memset is small next to the hashing).
     let mut values = vec![0u8; total];
-    let valid = |i: usize| crate::input::is_valid(nulls.as_ref(), i);
+    let valid = |i: usize| nulls.as_ref().is_none_or(|nb| nb.is_valid(i));
     H::hash_many(
         n,
         |i| valid(i).then(|| col.bytes(i)),
