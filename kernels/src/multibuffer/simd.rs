@@ -12,6 +12,8 @@
 //! into the 16 message words in that lane-per-element ("transposed") layout.
 
 #![allow(clippy::missing_safety_doc)] // the contract is on the traits
+// Only the x86-64 implementations exist so far.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
 /// A vector of `LANES` 32-bit words.
 ///
