@@ -165,10 +165,21 @@ pub(crate) trait OneShot {
     ///
     /// `dst` must be valid for writes of `HEX_LEN` bytes.
     unsafe fn hash_hex(data: &[u8], dst: *mut u8);
+    /// Whether [`hash_many`](Self::hash_many) beats one-shot hashing for a
+    /// batch of `rows` non-NULL rows on this CPU.
+    fn prefer_many(rows: usize) -> bool;
+    /// Hashes the non-NULL rows among `0..n` in vector lanes
+    /// ([`crate::multibuffer`]): `emit(i, digest)` once per non-NULL row, in
+    /// completion order.
+    fn hash_many<'a>(
+        n: usize,
+        rows: impl Fn(usize) -> Option<&'a [u8]>,
+        emit: impl FnMut(usize, &[u8]),
+    );
 }
 
 macro_rules! one_shot {
-    ($ty:ident, $f:ident, $len:expr) => {
+    ($ty:ident, $f:ident, $len:expr, $many:ident) => {
         pub(crate) struct $ty;
         impl OneShot for $ty {
             const HEX_LEN: usize = 2 * $len;
@@ -179,15 +190,27 @@ macro_rules! one_shot {
                 // writable for `2 * $len` bytes by the caller contract.
                 unsafe { crate::hex::encode_lower_raw(d.as_ptr(), d.len(), dst) };
             }
+            #[inline]
+            fn prefer_many(rows: usize) -> bool {
+                crate::multibuffer::prefer_many(DigestAlgorithm::$ty, rows)
+            }
+            #[inline]
+            fn hash_many<'a>(
+                n: usize,
+                rows: impl Fn(usize) -> Option<&'a [u8]>,
+                mut emit: impl FnMut(usize, &[u8]),
+            ) {
+                crate::multibuffer::$many(n, rows, |i, d| emit(i, d))
+            }
         }
     };
 }
-one_shot!(Md5, md5, 16);
-one_shot!(Sha1, sha1, 20);
-one_shot!(Sha224, sha224, 28);
-one_shot!(Sha256, sha256, 32);
-one_shot!(Sha384, sha384, 48);
-one_shot!(Sha512, sha512, 64);
+one_shot!(Md5, md5, 16, md5_many);
+one_shot!(Sha1, sha1, 20, sha1_many);
+one_shot!(Sha224, sha224, 28, sha224_many);
+one_shot!(Sha256, sha256, 32, sha256_many);
+one_shot!(Sha384, sha384, 48, sha384_many);
+one_shot!(Sha512, sha512, 64, sha512_many);
 
 /// Digest bytes into `out` (at least [`MAX_DIGEST`] long); returns the digest
 /// length. The per-row dispatch used where rows mix algorithms.
