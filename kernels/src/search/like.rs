@@ -462,10 +462,20 @@ fn as_str(b: &[u8], row: usize) -> Result<&str> {
     std::str::from_utf8(b).map_err(|e| Error::InvalidUtf8 { row, valid_up_to: e.valid_up_to() })
 }
 
+/// One loop per plan, so that the per-row work is only the search itself.
+/// NULL rows are evaluated too (hidden by the mask): no branch per row.
 #[inline(never)]
 fn like_scalar<H: Rows>(h: H, pat: &LikePattern, len: usize) -> BooleanBuffer {
-    // NULL rows are evaluated too (hidden by the mask): no branch per row.
-    BooleanBuffer::collect_bool(len, |i| pat.matches(h.row(i)))
+    let lit = &pat.lits[..];
+    match (pat.kind, &pat.contains) {
+        (Kind::MatchAll, _) => BooleanBuffer::new_set(len),
+        (Kind::Exact, _) => BooleanBuffer::collect_bool(len, |i| h.row(i) == lit),
+        (Kind::Prefix, _) => BooleanBuffer::collect_bool(len, |i| h.row(i).starts_with(lit)),
+        (Kind::Suffix, _) => BooleanBuffer::collect_bool(len, |i| h.row(i).ends_with(lit)),
+        (Kind::Contains, Some(f)) => BooleanBuffer::collect_bool(len, |i| f.find(h.row(i)).is_some()),
+        (Kind::Chain, _) => BooleanBuffer::collect_bool(len, |i| pat.matches_chain(h.row(i))),
+        _ => BooleanBuffer::collect_bool(len, |i| pat.matches(h.row(i))),
+    }
 }
 
 #[inline(never)]
