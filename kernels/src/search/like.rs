@@ -98,7 +98,8 @@ impl LikePattern {
     /// # Errors
     /// [`Error::Flink`] with Flink's message for an escape character not
     /// followed by `_`, `%` or itself (`Invalid escape sequence '…', i`, `i`
-    /// in UTF-16 units), and for escape `'\0'` on the regex path.
+    /// in UTF-16 units), for escape `'\0'` on the regex path, and for an
+    /// escape outside the BMP (`Invalid escape character '…'`).
     pub fn new(pattern: &str, escape: Option<char>) -> Result<Self> {
         let mut p = Self::empty();
         p.compile(pattern, escape, false, true)?;
@@ -134,6 +135,13 @@ impl LikePattern {
 
     /// (Re)compiles into `self`, reusing its buffers.
     fn compile(&mut self, pattern: &str, escape: Option<char>, dynamic: bool, finders: bool) -> Result<()> {
+        if let Some(e) = escape {
+            // LikeCallGen / sqlToRegexLike take a one-UTF-16-unit escape
+            // string: a supplementary character is two units and fails.
+            if e.len_utf16() != 1 {
+                return Err(Error::Flink(format!("Invalid escape character '{e}'")));
+            }
+        }
         self.lits.clear();
         self.toks.clear();
         self.segs.clear();
