@@ -1,4 +1,5 @@
-//! Array builders shared by the search / validate tests.
+//! Array builders for the search tests (a directory, so cargo does not
+//! build it as a test binary of its own).
 #![allow(dead_code)]
 
 use std::sync::Arc;
