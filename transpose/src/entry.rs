@@ -51,6 +51,13 @@ pub(crate) trait RowSource {
     /// than the buffers hold, whatever the offsets say).
     fn total_bytes(&self) -> usize;
 
+    /// Calls `f` on every row in order, each checked for bounds and a
+    /// fixed part of `fixed_size` bytes (the first bad row is the error).
+    #[inline]
+    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, f: F) -> Result<()> {
+        for_each_row_checked(self, fixed_size, f)
+    }
+
     /// Checks rows `first..end` (bounds, fixed part present, RowKind byte),
     /// writes their kinds into `kinds` (one per row) and their bytes into
     /// `out`. The error is the first bad row's, in row order.
@@ -65,6 +72,20 @@ pub(crate) trait RowSource {
     ) -> Result<()> {
         fill_block_checked(self, first, end, fixed_size, kinds, out)
     }
+}
+
+/// [`RowSource::for_each_row`] with every row checked as it comes.
+fn for_each_row_checked<S: RowSource + ?Sized, F: FnMut(&[u8])>(src: &S, fixed_size: usize, mut f: F) -> Result<()> {
+    for i in 0..src.num_rows() {
+        // only the fixed part: the slots are all this pass reads
+        src.prefetch(i + PREFETCH_AHEAD, fixed_size);
+        let row = src.row(i)?;
+        if row.len() < fixed_size {
+            return Err(Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size });
+        }
+        f(row);
+    }
+    Ok(())
 }
 
 /// [`RowSource::fill_block`] row by row, each check reported as it fails.
@@ -132,6 +153,30 @@ impl RowSource for Contiguous<'_> {
             (Some(&f), Some(&l)) if f >= 0 && l >= f => ((l - f) as u64).min(self.data.len() as u64) as usize,
             _ => 0,
         }
+    }
+
+    /// All offsets are checked in one branch-free pass first; only a batch
+    /// with a bad row goes through the row-by-row checks.
+    #[inline]
+    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
+        let data = self.data;
+        let dl = data.len() as u64;
+        let mut ok = true;
+        for w in self.offsets.windows(2) {
+            let (s, e) = (w[0] as u64, w[1] as u64);
+            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
+            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
+        }
+        if !ok {
+            return for_each_row_checked(self, fixed_size, f);
+        }
+        for w in self.offsets.windows(2) {
+            let (s, e) = (w[0] as usize, w[1] as usize);
+            prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
+            // SAFETY: s <= e <= data.len() was checked for every row just above.
+            f(unsafe { data.get_unchecked(s..e) });
+        }
+        Ok(())
     }
 
     /// Checks the whole block branch-free first (offsets in bounds and
@@ -898,25 +943,28 @@ impl RowConverter {
         if cols.is_empty() {
             return Ok(());
         }
-        let mut sums = vec![0usize; self.fields.len()];
-        for i in 0..src.num_rows() {
-            // only the fixed part: the slots are all this pass reads
-            src.prefetch(i + PREFETCH_AHEAD, self.fixed_size);
-            let row = src.row(i)?;
-            if row.len() < self.fixed_size {
-                return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
-            }
-            for &j in &cols {
+        // (null byte, null mask, slot position) of each summed column
+        let slots: Vec<(usize, u8, usize)> = cols
+            .iter()
+            .map(|&j| {
                 let (byte, mask) = row_null_bit(j);
-                if row[byte] & mask != 0 {
-                    continue;
-                }
-                let w = u64_at(row, nb + 8 * j).unwrap_or(0);
+                (byte, mask, nb + 8 * j)
+            })
+            .collect();
+        let mut col_sums = vec![0usize; cols.len()];
+        src.for_each_row(self.fixed_size, |row| {
+            for (&(byte, mask, pos), sum) in slots.iter().zip(col_sums.iter_mut()) {
+                let null = row.get(byte).is_none_or(|b| b & mask != 0);
+                let w = u64_at(row, pos).unwrap_or(0);
                 let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
                 // Never reserve more than the row can hold (a malformed length
-                // is reported by the main pass).
-                sums[j] += len.min(row.len());
+                // is reported by the main pass); NULL slots add nothing.
+                *sum += if null { 0 } else { len.min(row.len()) };
             }
+        })?;
+        let mut sums = vec![0usize; self.fields.len()];
+        for (&j, &sum) in cols.iter().zip(&col_sums) {
+            sums[j] = sum;
         }
         for &j in &cols {
             builders[j].reserve_values(sums[j]);
