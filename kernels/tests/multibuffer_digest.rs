@@ -4,7 +4,7 @@
 //! `force_level` is process-wide, so this binary keeps every level switch
 //! inside one test (tests in it run on several threads).
 
-mod common;
+mod support;
 
 use std::sync::Mutex;
 
@@ -39,7 +39,7 @@ fn levels() -> Vec<Level> {
 /// Strings whose UTF-8 lengths straddle the padding boundaries.
 fn row_text() -> impl Strategy<Value = String> {
     prop_oneof![
-        common::text(40),
+        support::text(40),
         (0usize..300).prop_map(|n| "x".repeat(n)),
         prop::sample::select(vec![55usize, 56, 63, 64, 111, 112, 127, 128])
             .prop_map(|n| "€".repeat(n / 3) + &"y".repeat(n % 3)),
@@ -50,18 +50,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn digest_hex_every_level_layout_and_slice(
-        rows in common::rows(60, row_text()),
+        rows in support::rows(60, row_text()),
         layout in 0u8..3,
         pad in 0usize..5,
     ) {
         let _g = LEVEL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let input = common::strings(&rows, layout, pad);
+        let input = support::strings(&rows, layout, pad);
         for level in levels() {
             force_level(Some(level));
             for alg in DigestAlgorithm::ALL {
                 let out = digest_hex(&input, alg).unwrap();
                 prop_assert_eq!(out.offset(), 0);
-                let got = common::read_strings(&out);
+                let got = support::read_strings(&out);
                 let want: Vec<Option<String>> =
                     rows.iter().map(|r| r.as_ref().map(|s| reference(alg, s.as_bytes()))).collect();
                 prop_assert_eq!(got, want, "{:?} {}", level, alg);

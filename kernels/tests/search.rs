@@ -2,7 +2,7 @@
 //! references written plainly here, plus hand-written Flink cases that each
 //! name the Flink source they pin.
 
-mod search_common;
+mod support;
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use sluice_kernels::search::{instr, like, locate, position, replace, split_index, LikePattern};
 use sluice_kernels::Error;
 
-use search_common::*;
+use support::*;
 
 fn s1(v: &str) -> Scalar<StringArray> {
     Scalar::new(StringArray::from(vec![v]))

@@ -1,4 +1,4 @@
-//! Array builders for the search tests (a directory, so cargo does not
+//! Array builders shared by the kernel tests (sliced layouts, junk around the rows).
 //! build it as a test binary of its own).
 #![allow(dead_code)]
 
