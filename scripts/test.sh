@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test of the project, in the order the crates build on each other.
+# This is the README's test command and what CI (.ci/run) runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+ensure_rust
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "Rust: unit, property and integration tests of every workspace crate"
+cargo test --locked --workspace
+
+if [ -x ffi/tests/run.sh ]; then
+    step "C ABI: C tests (shared + static, valgrind) and the pyarrow client"
+    ffi/tests/run.sh
+fi
+
+if [ -x fuzz/run.sh ]; then
+    step "Fuzz: build every target, run each for a bounded count"
+    fuzz/run.sh smoke
+fi
+
+if [ -f java/pom.xml ]; then
+    step "Java: the JNI wrapper and the Flink jar on both Flink lines"
+    (cd java && mvn -q -B verify)
+fi
+
+step "all test steps passed"
