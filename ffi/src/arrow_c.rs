@@ -256,22 +256,33 @@ pub unsafe fn import(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiRes
     let raw = unsafe { &*(&array as *const FFI_ArrowArray).cast::<RawArray>() };
     // SAFETY: as above.
     unsafe { check_array(raw, dt, what, 0) }?;
+    if raw.length == 0 {
+        // arrow-rs sizes the values buffer of an empty (possibly sliced)
+        // array as 0 bytes, and then rejects its non-zero first offset: an
+        // empty input needs none of its buffers anyway.
+        drop(array);
+        return Ok(arrow_array::new_empty_array(dt));
+    }
+    // String types are imported as their binary twin (same layout), so that
+    // arrow-rs validates the structure and sluice's simdutf8 check then
+    // validates the UTF-8, naming the first bad row.
+    let (import_dt, utf8) = match dt {
+        DataType::Utf8 => (DataType::Binary, true),
+        DataType::LargeUtf8 => (DataType::LargeBinary, true),
+        DataType::Utf8View => (DataType::BinaryView, true),
+        other => (other.clone(), false),
+    };
     // SAFETY: the structure was checked against `dt`; buffer contents are
     // the caller's contract, and are validated right below.
-    let data = unsafe { from_ffi_and_data_type(array, dt.clone()) }
+    let data = unsafe { from_ffi_and_data_type(array, import_dt) }
         .map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
-    data.validate_full().map_err(|e| {
-        let msg = e.to_string();
-        let code = if matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-            && msg.to_ascii_lowercase().contains("utf8")
-        {
-            sluice_status::SLUICE_ERR_INVALID_UTF8
-        } else {
-            sluice_status::SLUICE_ERR_INVALID_ARROW
-        };
-        FfiError::new(code, format!("{what}: {msg}"))
-    })?;
-    Ok(make_array(data))
+    data.validate_full().map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
+    let values = make_array(data);
+    if utf8 {
+        sluice_kernels::validate::binary_to_utf8(&values).map_err(|e| FfiError::from(e).in_function(what))
+    } else {
+        Ok(values)
+    }
 }
 
 /// Caller-allocated output structs, checked non-NULL before any work is
@@ -293,7 +304,10 @@ impl OutSlot {
     }
 
     /// Exports `array` with the schema `field` into the caller's structs,
-    /// normalising it to offset 0 first.
+    /// normalising it to offset 0 first, and copying any buffer it shares
+    /// with `inputs` (kernels may reuse an input's NULL mask), so that every
+    /// moved-in input is released before the call returns rather than when
+    /// the caller releases the output.
     ///
     /// # Errors
     /// `SLUICE_ERR_INVALID_ARROW` if `field` cannot be exported.
@@ -302,10 +316,10 @@ impl OutSlot {
     /// The pointers given to [`OutSlot::new`] are writable for one struct
     /// each (any alignment); their previous contents are overwritten
     /// without being released.
-    pub unsafe fn write(self, array: &dyn Array, field: &Field) -> FfiResult<()> {
+    pub unsafe fn write(self, array: &dyn Array, field: &Field, inputs: &[&dyn Array]) -> FfiResult<()> {
         let schema = FFI_ArrowSchema::try_from(field)
             .map_err(|e| invalid_arrow(format!("cannot export the output schema: {e}")))?;
-        let data = offset_zero(array.to_data())?;
+        let data = detach(offset_zero(array.to_data())?, inputs)?;
         let c_array = FFI_ArrowArray::new(&data);
         // SAFETY: both pointers are non-NULL (checked in `new`) and writable
         // per this function's contract.
@@ -331,6 +345,66 @@ pub fn offset_zero(data: ArrayData) -> FfiResult<ArrayData> {
         FfiError::new(sluice_status::SLUICE_ERR_OFFSET_OVERFLOW, format!("copying the output to offset 0: {e}"))
     })?;
     Ok(copy.freeze())
+}
+
+/// Byte ranges of every buffer (values, NULL mask, children) of `data`.
+fn buffer_ranges(data: &ArrayData, out: &mut Vec<(usize, usize)>) {
+    for b in data.buffers() {
+        out.push((b.as_ptr() as usize, b.as_ptr() as usize + b.len()));
+    }
+    if let Some(n) = data.nulls() {
+        let b = n.buffer();
+        out.push((b.as_ptr() as usize, b.as_ptr() as usize + b.len()));
+    }
+    for c in data.child_data() {
+        buffer_ranges(c, out);
+    }
+}
+
+fn overlaps(a: (usize, usize), ranges: &[(usize, usize)]) -> bool {
+    a.0 < a.1 && ranges.iter().any(|r| r.0 < r.1 && a.0 < r.1 && r.0 < a.1)
+}
+
+/// `data` with no buffer shared with `inputs`: a shared NULL mask alone is
+/// copied (n/8 bytes); anything else shared makes a full copy.
+///
+/// # Errors
+/// `SLUICE_ERR_OFFSET_OVERFLOW` if a full copy's offsets overflow.
+pub fn detach(data: ArrayData, inputs: &[&dyn Array]) -> FfiResult<ArrayData> {
+    let mut theirs = Vec::new();
+    for a in inputs {
+        buffer_ranges(&a.to_data(), &mut theirs);
+    }
+    let mut ours = Vec::new();
+    for b in data.buffers() {
+        ours.push((b.as_ptr() as usize, b.as_ptr() as usize + b.len()));
+    }
+    for c in data.child_data() {
+        buffer_ranges(c, &mut ours);
+    }
+    if ours.iter().any(|r| overlaps(*r, &theirs)) {
+        let mut copy = MutableArrayData::new(vec![&data], false, data.len());
+        copy.try_extend(0, 0, data.len()).map_err(|e| {
+            FfiError::new(sluice_status::SLUICE_ERR_OFFSET_OVERFLOW, format!("copying the output: {e}"))
+        })?;
+        return Ok(copy.freeze());
+    }
+    match data.nulls() {
+        Some(n) if overlaps((n.buffer().as_ptr() as usize, n.buffer().as_ptr() as usize + n.buffer().len()), &theirs) => {
+            let bits = arrow_buffer::BooleanBuffer::new(
+                arrow_buffer::Buffer::from_slice_ref(n.buffer().as_slice()),
+                n.offset(),
+                n.len(),
+            );
+            // SAFETY: the same bits (a copy) with the same offset and length;
+            // `null_count` is unchanged.
+            let nulls = unsafe { arrow_buffer::NullBuffer::new_unchecked(bits, n.null_count()) };
+            let builder = data.into_builder().nulls(Some(nulls));
+            // SAFETY: only the NULL mask's memory changed, not its contents.
+            Ok(unsafe { builder.build_unchecked() })
+        }
+        _ => Ok(data),
+    }
 }
 
 fn has_zero_offsets(data: &ArrayData) -> bool {

@@ -96,7 +96,8 @@ pub unsafe extern "C" fn sluice_concat(
         let result = kernels::concat(&refs)?;
         let nullable = args.iter().any(|a| is_nullable(&a.field)) || result.null_count() > 0;
         let field = output_field("concat", result.data_type().clone(), STRING, nullable);
-        slot.write(result.as_ref(), &field)
+        let inputs: Vec<&dyn Array> = args.iter().map(|a| a.array.as_ref()).collect();
+        slot.write(result.as_ref(), &field, &inputs)
     })
 }
 
@@ -133,6 +134,7 @@ pub unsafe extern "C" fn sluice_concat_ws(
         // Flink types CONCAT_WS with `TO_NULLABLE`: nullable iff any operand is.
         let nullable = is_nullable(&sep.field) || args.iter().any(|a| is_nullable(&a.field)) || result.null_count() > 0;
         let field = output_field("concat_ws", result.data_type().clone(), STRING, nullable);
-        slot.write(result.as_ref(), &field)
+        let inputs: Vec<&dyn Array> = args.iter().map(|a| a.array.as_ref()).collect();
+        slot.write(result.as_ref(), &field, &inputs)
     })
 }

@@ -52,7 +52,7 @@ unsafe fn unary_digest(
     let nullable = is_nullable(&arg.field) || result.null_count() > 0;
     let field = output_field(name, result.data_type().clone(), flink_type, nullable);
     // SAFETY: forwarded contract.
-    unsafe { slot.write(result.as_ref(), &field) }
+    unsafe { slot.write(result.as_ref(), &field, &[arg.array.as_ref()]) }
 }
 
 /// `MD5(in)`: lowercase hex of the MD5 of each value's bytes; NULL → NULL.
@@ -160,5 +160,5 @@ unsafe fn sha2(
     let nullable = is_nullable(&input.field) || is_nullable(&width.field) || result.null_count() > 0;
     let field = output_field("sha2", result.data_type().clone(), "VARCHAR(128)", nullable);
     // SAFETY: forwarded contract.
-    unsafe { slot.write(result.as_ref(), &field) }
+    unsafe { slot.write(result.as_ref(), &field, &[input.array.as_ref(), width.array.as_ref()]) }
 }

@@ -92,5 +92,5 @@ unsafe fn utf16_to_utf8(
     let nullable = nulls.is_some() || result.null_count() > 0;
     let field = output_field("utf8", DataType::Utf8, STRING, nullable);
     // SAFETY: forwarded contract.
-    unsafe { slot.write(&result, &field) }
+    unsafe { slot.write(&result, &field, &[]) }
 }

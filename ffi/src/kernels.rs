@@ -3,76 +3,72 @@
 //! landed in this build returns `SLUICE_ERR_NOT_AVAILABLE` here, so the
 //! symbol, its argument checks and its ownership rules exist regardless.
 
-use arrow_array::{ArrayRef, StringArray};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Datum, StringArray};
 use arrow_buffer::NullBuffer;
+use sluice_kernels::{concat as k_concat, digest, encode, search};
 
 use crate::args::Arg;
 use crate::error::{FfiError, FfiResult};
 
 /// `MD5`.
 pub fn md5(input: &Arg) -> FfiResult<ArrayRef> {
-    let _ = input;
-    Err(FfiError::not_available("MD5", "sluice_kernels::digest"))
+    Ok(digest::md5(input)?)
 }
 
 /// `SHA1`.
 pub fn sha1(input: &Arg) -> FfiResult<ArrayRef> {
-    let _ = input;
-    Err(FfiError::not_available("SHA1", "sluice_kernels::digest"))
+    Ok(digest::sha1(input)?)
 }
 
 /// `SHA2`.
 pub fn sha2(input: &Arg, width: &Arg) -> FfiResult<ArrayRef> {
-    let _ = (input, width);
-    Err(FfiError::not_available("SHA2", "sluice_kernels::digest"))
+    Ok(digest::sha2(input, width)?)
 }
 
 /// UTF-16 → UTF-8.
 pub fn utf16_to_utf8(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> FfiResult<StringArray> {
-    let _ = (units, offsets, nulls);
-    Err(FfiError::not_available("UTF-16 to UTF-8", "sluice_kernels::encode"))
+    Ok(encode::utf16_to_utf8(units, offsets, nulls)?)
+}
+
+fn datums<'a>(args: &'a [&'a Arg]) -> Vec<&'a dyn Datum> {
+    args.iter().map(|a| *a as &dyn Datum).collect()
 }
 
 /// `CONCAT`.
 pub fn concat(args: &[&Arg]) -> FfiResult<ArrayRef> {
-    let _ = args;
-    Err(FfiError::not_available("CONCAT", "sluice_kernels::concat"))
+    Ok(Arc::new(k_concat::concat(&datums(args))?))
 }
 
 /// `CONCAT_WS`.
 pub fn concat_ws(sep: &Arg, args: &[&Arg]) -> FfiResult<ArrayRef> {
-    let _ = (sep, args);
-    Err(FfiError::not_available("CONCAT_WS", "sluice_kernels::concat"))
+    Ok(Arc::new(k_concat::concat_ws(sep, &datums(args))?))
 }
 
 /// `POSITION`.
 pub fn position(needle: &Arg, haystack: &Arg) -> FfiResult<ArrayRef> {
-    let _ = (needle, haystack);
-    Err(FfiError::not_available("POSITION", "sluice_kernels::search"))
+    Ok(Arc::new(search::position(needle, haystack)?))
 }
 
 /// `LOCATE`.
 pub fn locate(needle: &Arg, haystack: &Arg, from: Option<&Arg>) -> FfiResult<ArrayRef> {
-    let _ = (needle, haystack, from);
-    Err(FfiError::not_available("LOCATE", "sluice_kernels::search"))
+    Ok(Arc::new(search::locate(needle, haystack, from.map(|f| f as &dyn Datum))?))
 }
 
 /// `LIKE`.
 pub fn like(s: &Arg, pattern: &Arg, escape: Option<char>) -> FfiResult<ArrayRef> {
-    let _ = (s, pattern, escape);
-    Err(FfiError::not_available("LIKE", "sluice_kernels::search"))
+    Ok(Arc::new(search::like(s, pattern, escape)?))
 }
 
 /// `REPLACE`.
-pub fn replace(s: &Arg, search: &Arg, replacement: &Arg) -> FfiResult<ArrayRef> {
-    let _ = (s, search, replacement);
-    Err(FfiError::not_available("REPLACE", "sluice_kernels::search"))
+pub fn replace(s: &Arg, search_for: &Arg, replacement: &Arg) -> FfiResult<ArrayRef> {
+    Ok(Arc::new(search::replace(s, search_for, replacement)?))
 }
 
 /// `SPLIT_INDEX`.
 pub fn split_index(s: &Arg, sep: &Arg, index: &Arg) -> FfiResult<ArrayRef> {
-    let _ = (s, sep, index);
-    Err(FfiError::not_available("SPLIT_INDEX", "sluice_kernels::search"))
+    Ok(Arc::new(search::split_index(s, sep, index)?))
 }
 
 /// Rows → struct array (+ RowKind bytes written into `kinds`).

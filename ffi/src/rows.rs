@@ -97,7 +97,7 @@ pub unsafe extern "C" fn sluice_rows_to_arrow(
         };
         let kinds: &mut [i8] = if n == 0 { &mut [] } else { slice::from_raw_parts_mut(out_row_kinds, n) };
         let (array, out_field) = kernels::rows_to_arrow(bytes, offs, &field, kinds)?;
-        slot.write(array.as_ref(), &out_field)
+        slot.write(array.as_ref(), &out_field, &[])
     })
 }
 

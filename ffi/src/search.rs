@@ -52,8 +52,9 @@ unsafe fn run(
         || args.iter().flatten().any(|a| is_nullable(&a.field))
         || result.null_count() > 0;
     let field = output_field(output.name, result.data_type().clone(), output.flink, nullable);
+    let inputs: Vec<&dyn Array> = args.iter().flatten().map(|a| a.array.as_ref()).collect();
     // SAFETY: forwarded contract.
-    unsafe { slot.write(result.as_ref(), &field) }
+    unsafe { slot.write(result.as_ref(), &field, &inputs) }
 }
 
 fn required(args: &[Option<Arg>], i: usize) -> FfiResult<&Arg> {

@@ -168,6 +168,45 @@ static void test_md5_empty_input(void) {
   SKIP_IF_NOT_AVAILABLE(rc);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   expect_strings(&out, &out_schema, NULL, 0, "CHAR(32)");
+
+  /* Empty and sliced: offset 3 into three padding rows. */
+  make_strings(&in, NULL, 0, 3, 0, &released);
+  make_schema(&in_schema, "u", NULL);
+  rc = sluice_md5(&in, &in_schema, &out, &out_schema);
+  in_schema.release(&in_schema);
+  CHECK(released == 2, "released %d", released);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, NULL, 0, "CHAR(32)");
+}
+
+static void test_invalid_utf8_names_the_row(void) {
+  static const char *const vals[] = {"ok", "fine", "ab\xc3"};
+  struct ArrowArray in, out;
+  struct ArrowSchema in_schema, out_schema;
+  int released = 0;
+  make_utf8(&in, vals, 3, &released);
+  make_schema(&in_schema, "u", NULL);
+  int32_t rc = sluice_sha1(&in, &in_schema, &out, &out_schema);
+  in_schema.release(&in_schema);
+  CHECK(rc == SLUICE_ERR_INVALID_UTF8, "rc %d", rc);
+  CHECK(strstr(sluice_last_error(), "row 2") != NULL, "message");
+  CHECK(released == 1, "released %d", released);
+}
+
+/* Raw bytes (Binary, no flink.type) are hashed as stored, as Flink hashes
+ * a string's bytes even when they are not valid UTF-8. */
+static void test_md5_of_binary_hashes_raw_bytes(void) {
+  static const char *const vals[] = {"\xff\xfe"};
+  struct ArrowArray in, out;
+  struct ArrowSchema in_schema, out_schema;
+  make_utf8(&in, vals, 1, NULL);
+  make_schema(&in_schema, "z", NULL);
+  int32_t rc = sluice_md5(&in, &in_schema, &out, &out_schema);
+  in_schema.release(&in_schema);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  /* md5 of ff fe, computed with Python hashlib */
+  static const char *const want[] = {"f3b25701fe362ec84616a93a45ce9998"};
+  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, want, 1, "CHAR(32)");
 }
 
 /* SHA2 with widths of length 1 (literal) or N (column). */
@@ -858,6 +897,8 @@ int main(void) {
   RUN(test_sha1_sliced_view);
   RUN(test_md5_not_null_flink_type);
   RUN(test_md5_empty_input);
+  RUN(test_invalid_utf8_names_the_row);
+  RUN(test_md5_of_binary_hashes_raw_bytes);
   RUN(test_sha2_literal_width);
   RUN(test_sha2_width_column);
   RUN(test_sha2_invalid_literal_width_fails_even_without_rows);
