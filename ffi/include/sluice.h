@@ -13,9 +13,10 @@
  *
  * 2. Ownership (Arrow C Data Interface move semantics).
  *    - Each input `struct ArrowArray *` is MOVED into the callee as soon as
- *      it is known to be non-NULL: the callee releases it exactly once, on
- *      success AND on error, and the caller's struct is left marked released
- *      (release == NULL). Do not release it again. A NULL array pointer is
+ *      it is known to be non-NULL: the callee releases it exactly once,
+ *      before the call returns, on success AND on error (outputs never keep
+ *      an input's buffers alive), and the caller's struct is left marked
+ *      released (release == NULL). Do not release it again. A NULL array pointer is
  *      an error (SLUICE_ERR_NULL_POINTER) and nothing is taken; an array
  *      whose release is already NULL is SLUICE_ERR_INVALID_ARGUMENT.
  *    - Each `const struct ArrowSchema *` is BORROWED: the caller keeps and

@@ -807,8 +807,9 @@ static void test_rows_round_trip(void) {
   CHECK(offsets.len == 3 * 8, "offsets len %lld", (long long)offsets.len);
   const int64_t *o = (const int64_t *)offsets.ptr;
   /* Row 0 (flink-formats.md 2.5): 8-byte header + null bits, INT slot 8,
-   * STRING slot 8, 'hello world!' padded to 16 = 32 bytes. */
-  CHECK(o[0] == 0 && o[1] == 32, "row 0 spans %lld..%lld", (long long)o[0], (long long)o[1]);
+   * STRING slot 8, then 12 bytes of "hello world!" padded to 16 = 40;
+   * row 1 (STRING NULL): 24. */
+  CHECK(o[0] == 0 && o[1] == 40 && o[2] == 64, "row 0 spans %lld..%lld", (long long)o[0], (long long)o[1]);
 
   struct ArrowArray out;
   struct ArrowSchema out_schema;
