@@ -22,12 +22,13 @@ pub(crate) unsafe fn string_arg(
     array: *mut FFI_ArrowArray,
     schema: *const FFI_ArrowSchema,
     what: &str,
+    schema_what: &str,
     allow_binary: bool,
 ) -> FfiResult<Arg> {
     // SAFETY: forwarded contract; the array is owned from here on.
     let array = unsafe { take_array(array, what) }?;
     // SAFETY: forwarded contract.
-    let field = unsafe { read_field(schema, &format!("{what}_schema")) }?;
+    let field = unsafe { read_field(schema, schema_what) }?;
     let dt = string_input_type(&field, what, allow_binary)?;
     // SAFETY: forwarded contract.
     let values = unsafe { import(array, &dt, what) }?;
@@ -46,7 +47,7 @@ unsafe fn unary_digest(
     out_schema: *mut FFI_ArrowSchema,
 ) -> FfiResult<()> {
     // SAFETY: forwarded contract.
-    let arg = unsafe { string_arg(input, in_schema, "in", true) }?;
+    let arg = unsafe { string_arg(input, in_schema, "in", "in_schema", true) }?;
     let slot = OutSlot::new(out, out_schema)?;
     let result = kernel(&arg)?;
     let nullable = is_nullable(&arg.field) || result.null_count() > 0;

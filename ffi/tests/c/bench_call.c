@@ -23,9 +23,9 @@ static const int32_t OFFSETS[2] = {0, 11};
 static const char DATA[] = "hello world";
 static const void *BUFFERS[3] = {NULL, OFFSETS, DATA};
 
-static double now_ns(void) {
+static double clock_ns(clockid_t c) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(c, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -34,9 +34,9 @@ int main(int argc, char **argv) {
   struct ArrowSchema schema = {.format = "u", .name = "s", .flags = ARROW_FLAG_NULLABLE,
                                .release = noop_schema_release};
   int32_t last_rc = 0;
-  double best = 1e30;
+  double best = 1e30, best_cpu = 1e30;
   for (int round = 0; round < 5; round++) {
-    double t0 = now_ns();
+    double t0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < iters; i++) {
       struct ArrowArray in = {.length = 1, .null_count = 0, .n_buffers = 3, .buffers = BUFFERS,
                               .release = noop_release};
@@ -47,14 +47,19 @@ int main(int argc, char **argv) {
       out.release(&out);
       out_schema.release(&out_schema);
     }
-    double per = (now_ns() - t0) / (double)iters;
+    double per = (clock_ns(CLOCK_MONOTONIC) - t0) / (double)iters;
+    double per_cpu = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)iters;
     if (per < best) best = per;
+    if (per_cpu < best_cpu) best_cpu = per_cpu;
     if (last_rc != SLUICE_OK) break;
   }
   if (last_rc != SLUICE_OK) {
     printf("sluice_md5 failed: %d %s\n", last_rc, sluice_last_error());
     return 1;
   }
-  printf("sluice_md5 1-row round trip: %.0f ns/call (best of 5 x %ld calls)\n", best, iters);
+  /* Thread CPU time is the figure to quote on a shared machine: wall time
+   * also counts the time this thread waited for a core. */
+  printf("sluice_md5 1-row round trip: %.0f ns/call thread CPU time, %.0f ns/call wall (best of 5 x %ld calls)\n",
+         best_cpu, best, iters);
   return 0;
 }

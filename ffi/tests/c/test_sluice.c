@@ -706,6 +706,38 @@ static void test_position(void) {
   release_out(&out, &out_schema);
 }
 
+static void test_locate_with_from(void) {
+  static const char *const needle[] = {"a"};
+  static const char *const hay[] = {"banana", "banana", "banana", "banana"};
+  static const int32_t from[] = {0, 3, 7, 0};
+  static const int valid[] = {1, 1, 1, 0};
+  struct ArrowArray in, ih, ifr, out;
+  struct ArrowSchema sn, sh, sf, out_schema;
+  int released = 0;
+  make_utf8(&in, needle, 1, &released);
+  make_utf8(&ih, hay, 4, &released);
+  make_int32(&ifr, from, valid, 4, &released);
+  make_schema(&sn, "u", NULL);
+  make_schema(&sh, "u", NULL);
+  make_schema(&sf, "i", NULL);
+  int32_t rc = sluice_locate(&in, &sn, &ih, &sh, &ifr, &sf, &out, &out_schema);
+  sn.release(&sn);
+  sh.release(&sh);
+  sf.release(&sf);
+  CHECK(released == 3, "released %d", released);
+  SKIP_IF_NOT_AVAILABLE(rc);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  /* SqlFunctionUtils.position(needle, hay, from) = hay.indexOf(needle,
+   * from - 1) + 1; from <= 0 searches from the start. */
+  const int32_t *v = (const int32_t *)out.buffers[1];
+  CHECK(out.length == 4 && v[0] == 2 && v[1] == 4 && v[2] == 0 && !is_valid_row(&out, 3), "values %d %d %d", v[0],
+        v[1], v[2]);
+  int32_t tl = 0;
+  const char *t = schema_metadata(&out_schema, "flink.type", &tl);
+  CHECK(t && tl == 3 && memcmp(t, "INT", 3) == 0, "flink.type");
+  release_out(&out, &out_schema);
+}
+
 static void test_like_bad_escape(void) {
   static const char *const s[] = {"abc"};
   struct ArrowArray is, ip, out;
@@ -930,6 +962,7 @@ int main(void) {
   RUN(test_utf16_errors);
   RUN(test_position);
   RUN(test_like);
+  RUN(test_locate_with_from);
   RUN(test_like_bad_escape);
   RUN(test_replace_and_split_index);
   RUN(test_rows_round_trip);

@@ -302,3 +302,34 @@ def test_non_string_flink_type_is_refused():
         call_unary(LIB.sluice_md5, pa.array([b"abc"]), field)
     assert e.value.code == SLUICE_ERR_UNSUPPORTED_TYPE
     assert "flink.type is VARBINARY(3)" in e.value.message
+
+
+def _call_n(fn, arrays, extra=()):
+    """Calls a search entry point taking (array, schema) pairs, then `extra`
+    plain arguments, then out, out_schema."""
+    args = [Arg(a) for a in arrays]
+    out, out_schema = ArrowArray(), ArrowSchema()
+    pointers = []
+    for a in args:
+        pointers += [ctypes.byref(a.array), ctypes.byref(a.schema)]
+    rc = fn(*pointers, *extra, ctypes.byref(out), ctypes.byref(out_schema))
+    return _finish(rc, args, out, out_schema)
+
+
+def test_position_and_replace_on_pyarrow_arrays():
+    hay = ["hello", "héllo wörld", None, "", "llama"]
+    result, field = _call_n(LIB.sluice_position, [pa.array(["l"]), pa.array(hay, pa.large_string())])
+    # 1-based code-point positions, 0 when absent (SqlFunctionUtils.position)
+    assert result.to_pylist() == [None if h is None else h.find("l") + 1 for h in hay]
+    assert field.metadata[b"flink.type"] == b"INT"
+    result, _ = _call_n(
+        LIB.sluice_replace, [pa.array(hay, pa.string_view()).slice(1), pa.array(["l"]), pa.array(["L"])]
+    )
+    assert result.to_pylist() == [None if h is None else h.replace("l", "L") for h in hay[1:]]
+
+
+def test_like_with_escape():
+    values = ["a_c", "abc", None, "a_cd"]
+    result, field = _call_n(LIB.sluice_like, [pa.array(values), pa.array(["a!_c"])], extra=[b"!"])
+    assert result.to_pylist() == [True, False, None, False]
+    assert field.metadata[b"flink.type"] == b"BOOLEAN"
