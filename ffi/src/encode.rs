@@ -53,7 +53,11 @@ unsafe fn utf16_to_utf8(
     if n_rows < 0 {
         return Err(FfiError::invalid(format!("n_rows is negative ({n_rows})")));
     }
-    let n = usize::try_from(n_rows).map_err(|_| FfiError::invalid("n_rows does not fit usize"))?;
+    // An `offsets` slice of n_rows + 1 entries must fit in isize::MAX bytes.
+    let n = usize::try_from(n_rows)
+        .ok()
+        .filter(|n| *n < isize::MAX as usize / 8)
+        .ok_or_else(|| FfiError::invalid(format!("n_rows ({n_rows}) is too large")))?;
     if !offsets.is_aligned() {
         return Err(FfiError::invalid("offsets is not aligned to 8 bytes"));
     }

@@ -41,7 +41,11 @@ pub(crate) unsafe fn read_offsets<'a>(offsets: *const i64, n_rows: i64) -> FfiRe
     if !offsets.is_aligned() {
         return Err(FfiError::invalid("offsets is not aligned to 8 bytes"));
     }
-    let n = usize::try_from(n_rows).map_err(|_| FfiError::invalid("n_rows does not fit usize"))?;
+    // An `offsets` slice of n_rows + 1 entries must fit in isize::MAX bytes.
+    let n = usize::try_from(n_rows)
+        .ok()
+        .filter(|n| *n < isize::MAX as usize / 8)
+        .ok_or_else(|| FfiError::invalid(format!("n_rows ({n_rows}) is too large")))?;
     // SAFETY: non-NULL, aligned, `n + 1` entries per the contract.
     let offs = unsafe { slice::from_raw_parts(offsets, n + 1) };
     if offs[0] < 0 {

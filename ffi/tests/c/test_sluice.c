@@ -675,6 +675,9 @@ static void test_utf16_errors(void) {
   static const int64_t ok[] = {0, 2};
   rc = sluice_utf16_to_utf8(units, ok, NULL, -1, &out, &out_schema);
   CHECK(rc == SLUICE_ERR_INVALID_ARGUMENT, "rc %d", rc);
+  rc = sluice_utf16_to_utf8(units, ok, NULL, INT64_MAX, &out, &out_schema);
+  CHECK(rc == SLUICE_ERR_INVALID_ARGUMENT, "rc %d", rc);
+  CHECK(strstr(sluice_last_error(), "is too large") != NULL, "message");
   rc = sluice_utf16_to_utf8(NULL, ok, NULL, 1, &out, &out_schema);
   CHECK(rc == SLUICE_ERR_NULL_POINTER, "rc %d", rc);
   CHECK(strstr(sluice_last_error(), "units is NULL") != NULL, "message");
