@@ -51,6 +51,10 @@ CFLAGS=(-std=c11 -O1 -g -Wall -Wextra -Werror -I"$FFI/include" -I"$HERE/c")
 # --print native-static-libs on x86_64 Linux).
 STATIC_LIBS=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 
+step "header: C99 -pedantic, C++11, next to another ARROW_C_DATA_INTERFACE definition"
+gcc -std=c99 -pedantic "${CFLAGS[@]:1}" -fsyntax-only "$HERE/c/header_coexists.c"
+g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-only "$HERE/c/header_coexists.c"
+
 step "gcc: test_sluice against libsluice.so and libsluice.a"
 gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" -L"$OUT/mimalloc" -lsluice -Wl,-rpath,"$OUT/mimalloc" \
   -o "$OUT/test_sluice_shared"
