@@ -95,15 +95,42 @@ impl FfiError {
     }
 }
 
-impl From<sluice_kernels::Error> for FfiError {
-    fn from(e: sluice_kernels::Error) -> Self {
+impl FfiError {
+    fn from_kernel_code(e: &sluice_kernels::Error) -> sluice_status {
         use sluice_kernels::Error as E;
-        let code = match &e {
+        match e {
             E::InvalidUtf8 { .. } => sluice_status::SLUICE_ERR_INVALID_UTF8,
             E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
             E::InvalidArgument(_) => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
             E::Flink(_) => sluice_status::SLUICE_ERR_FLINK,
             E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
+            _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
+        }
+    }
+}
+
+impl From<sluice_kernels::Error> for FfiError {
+    fn from(e: sluice_kernels::Error) -> Self {
+        FfiError::new(FfiError::from_kernel_code(&e), e.to_string())
+    }
+}
+
+impl From<sluice_transpose::Error> for FfiError {
+    fn from(e: sluice_transpose::Error) -> Self {
+        use sluice_transpose::Error as E;
+        let code = match &e {
+            E::BadRowKind { .. }
+            | E::TruncatedRow { .. }
+            | E::BadRowBounds { .. }
+            | E::OffsetOutOfBounds { .. }
+            | E::LengthOutOfBounds { .. }
+            | E::BadNestedHeader { .. }
+            | E::NullInNonNullable { .. } => sluice_status::SLUICE_ERR_MALFORMED_ROW,
+            E::ValueOutOfRange { .. } | E::InvalidArgument(_) => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
+            E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
+            E::TypeParse { .. } | E::Unsupported(_) => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
+            E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
+            E::Kernels(k) => return FfiError::new(FfiError::from_kernel_code(k), e.to_string()),
             _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
         };
         FfiError::new(code, e.to_string())

@@ -5,9 +5,15 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Datum, StringArray};
+use std::collections::HashMap;
+
+use arrow_array::{Array, ArrayRef, Datum, RecordBatch, RecordBatchOptions, StringArray, StructArray};
 use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Field, Schema};
 use sluice_kernels::{concat as k_concat, digest, encode, search};
+use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind};
+
+use crate::flink_type::FLINK_TYPE;
 
 use crate::args::Arg;
 use crate::error::{FfiError, FfiResult};
@@ -71,25 +77,56 @@ pub fn split_index(s: &Arg, sep: &Arg, index: &Arg) -> FfiResult<ArrayRef> {
     Ok(Arc::new(search::split_index(s, sep, index)?))
 }
 
-/// Rows → struct array (+ RowKind bytes written into `kinds`).
-pub fn rows_to_arrow(
-    data: &[u8],
-    offsets: &[i64],
-    schema: &arrow_schema::Field,
-    kinds: &mut [i8],
-) -> FfiResult<(ArrayRef, arrow_schema::Field)> {
-    let _ = (data, offsets, schema, kinds);
-    Err(FfiError::not_available("sluice_rows_to_arrow", "sluice-transpose's row converter"))
+/// The row converter for a struct `schema` (one per call: building it is
+/// a walk over the fields).
+fn converter(schema: &Field) -> FfiResult<RowConverter> {
+    let DataType::Struct(fields) = schema.data_type() else {
+        return Err(FfiError::unsupported_type(format!("schema must describe a struct, got {}", schema.data_type())));
+    };
+    RowConverter::new(Arc::new(Schema::new(fields.clone()))).map_err(FfiError::from)
 }
 
-/// Struct array → rows (bytes, `n + 1` offsets).
-pub fn arrow_to_rows(
-    batch: &ArrayRef,
-    schema: &arrow_schema::Field,
-    kinds: Option<&[i8]>,
-) -> FfiResult<(Vec<u8>, Vec<i64>)> {
-    let _ = (batch, schema, kinds);
-    Err(FfiError::not_available("sluice_arrow_to_rows", "sluice-transpose's row converter"))
+/// Rows → struct array (+ RowKind bytes written into `kinds`). The output
+/// field is the converter's schema: every child carries `flink.type`, the
+/// struct itself `ROW<...> NOT NULL`.
+pub fn rows_to_arrow(data: &[u8], offsets: &[i64], schema: &Field, kinds: &mut [i8]) -> FfiResult<(ArrayRef, Field)> {
+    let conv = converter(schema)?;
+    let mut rk = vec![RowKind::Insert; kinds.len()];
+    let batch = conv.rows_to_batch_into(data, offsets, &mut rk)?;
+    for (k, r) in kinds.iter_mut().zip(&rk) {
+        *k = r.to_byte() as i8;
+    }
+    let fields = batch.schema().fields().clone();
+    let array = StructArray::try_new(fields.clone(), batch.columns().to_vec(), None)?;
+    let row_type = FlinkType::from_arrow_field(&Field::new("row", DataType::Struct(fields.clone()), false))?;
+    let field = Field::new("row", DataType::Struct(fields), false)
+        .with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]));
+    Ok((Arc::new(array), field))
+}
+
+/// Struct array → rows (bytes, `n + 1` offsets), with the NULL layout of
+/// Flink's `RowDataSerializer.toBinaryRow` (rows on the wire and in state).
+pub fn arrow_to_rows(batch: &ArrayRef, schema: &Field, kinds: Option<&[i8]>) -> FfiResult<(Vec<u8>, Vec<i64>)> {
+    let conv = converter(schema)?;
+    let Some(s) = batch.as_any().downcast_ref::<StructArray>() else {
+        return Err(FfiError::unsupported_type(format!("batch must be a struct array, got {}", batch.data_type())));
+    };
+    if s.null_count() > 0 {
+        return Err(FfiError::invalid(format!(
+            "batch has {} NULL rows; a Flink row cannot be NULL (mark NULL fields instead)",
+            s.null_count()
+        )));
+    }
+    let rb = RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(s.fields().clone())),
+        s.columns().to_vec(),
+        &RecordBatchOptions::new().with_row_count(Some(s.len())),
+    )?;
+    // Validated by the caller: every byte is 0..=3.
+    let kinds: Option<Vec<RowKind>> =
+        kinds.map(|k| k.iter().map(|b| RowKind::from_byte(*b as u8).unwrap_or_default()).collect());
+    let rows = conv.batch_to_rows(&rb, kinds.as_deref(), NullLayout::Serializer)?;
+    Ok((rows.data, rows.offsets))
 }
 
 /// Key groups and channels per row.

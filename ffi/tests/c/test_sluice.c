@@ -853,9 +853,55 @@ static void test_rows_round_trip(void) {
   CHECK(rc == SLUICE_OK, "rows_to_arrow rc %d", rc);
   if (rc == SLUICE_OK) {
     CHECK(kinds[0] == 0 && kinds[1] == 0, "row kinds %d %d", kinds[0], kinds[1]);
-    CHECK(out.length == 2 && out.n_children == 2, "shape");
+    CHECK(out.length == 2 && out.n_children == 2 && out_schema.n_children == 2, "shape");
+    CHECK(strcmp(out_schema.format, "+s") == 0, "format %s", out_schema.format);
+    int32_t tl = 0;
+    const char *t = schema_metadata(&out_schema, "flink.type", &tl);
+    CHECK(t && tl >= 4 && memcmp(t, "ROW<", 4) == 0, "row flink.type %.*s", t ? tl : 4, t ? t : "NULL");
+    t = schema_metadata(out_schema.children[0], "flink.type", &tl);
+    CHECK(t && tl == 3 && memcmp(t, "INT", 3) == 0, "field flink.type %.*s", t ? tl : 4, t ? t : "NULL");
+    const int32_t *iv_out = (const int32_t *)out.children[0]->buffers[1];
+    CHECK(iv_out[0] == 7 && iv_out[1] == -1, "ints %d %d", iv_out[0], iv_out[1]);
+    int32_t len;
+    const char *v = utf8_value(out.children[1], 0, &len);
+    CHECK(len == 12 && memcmp(v, "hello world!", 12) == 0, "string %.*s", len, v);
+    CHECK(!is_valid_row(out.children[1], 1), "row 1 string should be NULL");
     release_out(&out, &out_schema);
   }
+
+  /* RowKinds travel both ways; a bad RowKind byte is refused. */
+  struct sluice_buffer data2 = {0}, offsets2 = {0};
+  static const int8_t in_kinds[2] = {2, 3};
+  make_int32(&kids[0], iv, NULL, 2, NULL);
+  make_utf8(&kids[1], sv, 2, NULL);
+  make_struct(&batch, kids, 2, 2, &released);
+  rc = sluice_arrow_to_rows(&batch, &schema, in_kinds, &data2, &offsets2);
+  CHECK(rc == SLUICE_OK, "arrow_to_rows with kinds rc %d", rc);
+  if (rc == SLUICE_OK) {
+    CHECK(data2.ptr[0] == 2 && data2.ptr[40] == 3, "RowKind bytes %d %d", data2.ptr[0], data2.ptr[40]);
+    rc = sluice_rows_to_arrow(data2.ptr, (const int64_t *)offsets2.ptr, 2, &schema, &out, &out_schema, kinds);
+    CHECK(rc == SLUICE_OK && kinds[0] == 2 && kinds[1] == 3, "kinds back %d %d", kinds[0], kinds[1]);
+    if (rc == SLUICE_OK) release_out(&out, &out_schema);
+  }
+  sluice_buffer_free(&data2);
+  sluice_buffer_free(&offsets2);
+  static const int8_t bad_kinds[2] = {0, 7};
+  make_int32(&kids[0], iv, NULL, 2, NULL);
+  make_utf8(&kids[1], sv, 2, NULL);
+  make_struct(&batch, kids, 2, 2, &released);
+  rc = sluice_arrow_to_rows(&batch, &schema, bad_kinds, &data2, &offsets2);
+  CHECK(rc == SLUICE_ERR_INVALID_ARGUMENT, "bad kind rc %d", rc);
+  CHECK(strstr(sluice_last_error(), "row_kinds[1] = 7") != NULL, "message");
+  CHECK(released == 3, "released %d", released);
+
+  /* A RowKind byte of 9 inside a row is a malformed row. */
+  uint8_t *bad_row = (uint8_t *)malloc((size_t)o[1]);
+  memcpy(bad_row, data.ptr, (size_t)o[1]);
+  bad_row[0] = 9;
+  rc = sluice_rows_to_arrow(bad_row, o, 1, &schema, &out, &out_schema, kinds);
+  free(bad_row);
+  CHECK(rc == SLUICE_ERR_MALFORMED_ROW, "bad RowKind byte rc %d", rc);
+  if (rc == SLUICE_OK) release_out(&out, &out_schema);
 
   /* Malformed: a row shorter than its fixed part. */
   static const int64_t short_offsets[] = {0, 4};
