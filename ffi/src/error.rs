@@ -115,10 +115,10 @@ impl From<sluice_kernels::Error> for FfiError {
     }
 }
 
-impl From<sluice_transpose::Error> for FfiError {
-    fn from(e: sluice_transpose::Error) -> Self {
+impl FfiError {
+    fn from_transpose_code(e: &sluice_transpose::Error) -> sluice_status {
         use sluice_transpose::Error as E;
-        let code = match &e {
+        match e {
             E::BadRowKind { .. }
             | E::TruncatedRow { .. }
             | E::BadRowBounds { .. }
@@ -130,7 +130,26 @@ impl From<sluice_transpose::Error> for FfiError {
             E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
             E::TypeParse { .. } | E::Unsupported(_) => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
             E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
-            E::Kernels(k) => return FfiError::new(FfiError::from_kernel_code(k), e.to_string()),
+            E::Kernels(k) => FfiError::from_kernel_code(k),
+            _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
+        }
+    }
+}
+
+impl From<sluice_transpose::Error> for FfiError {
+    fn from(e: sluice_transpose::Error) -> Self {
+        FfiError::new(FfiError::from_transpose_code(&e), e.to_string())
+    }
+}
+
+impl From<sluice_keyed::Error> for FfiError {
+    fn from(e: sluice_keyed::Error) -> Self {
+        use sluice_keyed::Error as E;
+        let code = match &e {
+            E::UnsupportedType { .. } => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
+            E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
+            E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
+            E::Transpose(t) => FfiError::from_transpose_code(t),
             _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
         };
         FfiError::new(code, e.to_string())

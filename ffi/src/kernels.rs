@@ -104,10 +104,8 @@ pub fn rows_to_arrow(data: &[u8], offsets: &[i64], schema: &Field, kinds: &mut [
     Ok((Arc::new(array), field))
 }
 
-/// Struct array → rows (bytes, `n + 1` offsets), with the NULL layout of
-/// Flink's `RowDataSerializer.toBinaryRow` (rows on the wire and in state).
-pub fn arrow_to_rows(batch: &ArrayRef, schema: &Field, kinds: Option<&[i8]>) -> FfiResult<(Vec<u8>, Vec<i64>)> {
-    let conv = converter(schema)?;
+/// The struct array `batch` as a `RecordBatch` (it must have no NULL rows).
+fn record_batch(batch: &ArrayRef) -> FfiResult<RecordBatch> {
     let Some(s) = batch.as_any().downcast_ref::<StructArray>() else {
         return Err(FfiError::unsupported_type(format!("batch must be a struct array, got {}", batch.data_type())));
     };
@@ -117,11 +115,18 @@ pub fn arrow_to_rows(batch: &ArrayRef, schema: &Field, kinds: Option<&[i8]>) -> 
             s.null_count()
         )));
     }
-    let rb = RecordBatch::try_new_with_options(
+    Ok(RecordBatch::try_new_with_options(
         Arc::new(Schema::new(s.fields().clone())),
         s.columns().to_vec(),
         &RecordBatchOptions::new().with_row_count(Some(s.len())),
-    )?;
+    )?)
+}
+
+/// Struct array → rows (bytes, `n + 1` offsets), with the NULL layout of
+/// Flink's `RowDataSerializer.toBinaryRow` (rows on the wire and in state).
+pub fn arrow_to_rows(batch: &ArrayRef, schema: &Field, kinds: Option<&[i8]>) -> FfiResult<(Vec<u8>, Vec<i64>)> {
+    let conv = converter(schema)?;
+    let rb = record_batch(batch)?;
     // Validated by the caller: every byte is 0..=3.
     let kinds: Option<Vec<RowKind>> =
         kinds.map(|k| k.iter().map(|b| RowKind::from_byte(*b as u8).unwrap_or_default()).collect());
@@ -129,16 +134,22 @@ pub fn arrow_to_rows(batch: &ArrayRef, schema: &Field, kinds: Option<&[i8]>) -> 
     Ok((rows.data, rows.offsets))
 }
 
-/// Key groups and channels per row.
+/// Key groups and channels per row (`sluice_keyed::key_groups`: the
+/// BinaryRowData key projected from `key_columns`, hashed and assigned as
+/// Flink's `KeyGroupRangeAssignment`).
 pub fn key_groups(
     batch: &ArrayRef,
-    schema: &arrow_schema::Field,
+    schema: &Field,
     key_columns: &[i32],
     max_parallelism: i32,
     parallelism: i32,
     out_key_groups: &mut [i32],
     out_channels: &mut [i32],
 ) -> FfiResult<()> {
-    let _ = (batch, schema, key_columns, max_parallelism, parallelism, out_key_groups, out_channels);
-    Err(FfiError::not_available("sluice_key_groups", "the keyed crate (branch `keyed`)"))
+    let rb = record_batch(batch)?;
+    let _ = schema;
+    // Checked non-negative and in range by the caller.
+    let keys: Vec<usize> = key_columns.iter().map(|k| *k as usize).collect();
+    sluice_keyed::key_groups(&rb, &keys, max_parallelism, parallelism, out_key_groups, out_channels)?;
+    Ok(())
 }

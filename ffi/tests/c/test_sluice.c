@@ -956,16 +956,60 @@ static void test_key_groups_arguments(void) {
   CHECK(strstr(sluice_last_error(), "parallelism must be in 1..=max_parallelism (128), got 129") != NULL, "message");
   CHECK(released == 2, "released %d", released);
 
-  static const int32_t kv[] = {1, 2, 3};
-  int32_t groups[3], channels[3];
-  make_int32(&kid, kv, NULL, 3, NULL);
-  make_struct(&batch, &kid, 1, 3, &released);
-  rc = sluice_key_groups(&batch, &schema, &key, 1, 128, 4, groups, channels);
-  CHECK(released == 3, "released %d", released);
   schema.release(&schema);
+}
+
+/* Key groups against Flink's own output (flink-formats.md section 5.6:
+ * KeyGroupRangeAssignment run on BinaryRowData keys). */
+static void test_key_groups_flink_vectors(void) {
+  static const char *const names[] = {"i", "s"};
+  static const char *const formats[] = {"i", "u"};
+  struct ArrowSchema schema;
+  make_struct_schema(&schema, 2, names, formats, NULL);
+  static const int32_t iv[] = {42, 7, 0, 0};
+  static const int ivalid[] = {1, 1, 1, 1};
+  static const char *const sv[] = {"hello", NULL, "", "hello world!"};
+  struct ArrowArray kids[2], batch;
+  int32_t groups[4], channels[4];
+
+  /* key = (i): INT 42 -> 69 @128; channel at parallelism 4 = 69*4/128 = 2 */
+  int32_t key_i = 0;
+  make_int32(&kids[0], iv, ivalid, 4, NULL);
+  make_utf8(&kids[1], sv, 4, NULL);
+  make_struct(&batch, kids, 2, 4, NULL);
+  int32_t rc = sluice_key_groups(&batch, &schema, &key_i, 1, 128, 4, groups, channels);
+  if (rc == SLUICE_ERR_NOT_AVAILABLE) schema.release(&schema);
   SKIP_IF_NOT_AVAILABLE(rc);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  for (int i = 0; i < 3; i++) CHECK(groups[i] >= 0 && groups[i] < 128 && channels[i] == groups[i] * 4 / 128, "row %d", i);
+  CHECK(groups[0] == 69 && channels[0] == 2, "INT 42: kg %d ch %d", groups[0], channels[0]);
+
+  make_int32(&kids[0], iv, ivalid, 4, NULL);
+  make_utf8(&kids[1], sv, 4, NULL);
+  make_struct(&batch, kids, 2, 4, NULL);
+  rc = sluice_key_groups(&batch, &schema, &key_i, 1, 32768, 7, groups, channels);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  CHECK(groups[0] == 24261 && channels[0] == 24261 * 7 / 32768, "INT 42 @32768: kg %d", groups[0]);
+
+  /* key = (s): VARCHAR 'hello' 88, '' 102, 'hello world!' 70 @128 */
+  int32_t key_s = 1;
+  make_int32(&kids[0], iv, ivalid, 4, NULL);
+  make_utf8(&kids[1], sv, 4, NULL);
+  make_struct(&batch, kids, 2, 4, NULL);
+  rc = sluice_key_groups(&batch, &schema, &key_s, 1, 128, 128, groups, channels);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  CHECK(groups[0] == 88 && groups[2] == 102 && groups[3] == 70, "VARCHAR keys: %d %d %d", groups[0], groups[2],
+        groups[3]);
+  CHECK(channels[0] == 88 && channels[3] == 70, "channels at p = maxP are the key groups");
+
+  /* key = (i, s): (INT 7, NULL) -> 74 @128 */
+  int32_t key_is[] = {0, 1};
+  make_int32(&kids[0], iv, ivalid, 4, NULL);
+  make_utf8(&kids[1], sv, 4, NULL);
+  make_struct(&batch, kids, 2, 4, NULL);
+  rc = sluice_key_groups(&batch, &schema, key_is, 2, 128, 4, groups, channels);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  CHECK(groups[1] == 74, "(INT 7, NULL): kg %d", groups[1]);
+  schema.release(&schema);
 }
 
 int main(void) {
@@ -1017,6 +1061,7 @@ int main(void) {
   RUN(test_rows_round_trip);
   RUN(test_rows_errors);
   RUN(test_key_groups_arguments);
+  RUN(test_key_groups_flink_vectors);
   if (skipped) printf("%d skipped (kernel not in this build)\n", skipped);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
