@@ -1,0 +1,74 @@
+//! The C ABI of sluice: `libsluice.so` / `libsluice.a` + `include/sluice.h`.
+//!
+//! Every kernel of `sluice-kernels` is reachable from C, C++ or any language
+//! with a C FFI through the [Arrow C Data Interface]: inputs and outputs are
+//! `struct ArrowArray` / `struct ArrowSchema`, so an engine hands its columns
+//! over without copying them and gets Arrow columns back.
+//!
+//! The contract, stated once (and at the top of `include/sluice.h`):
+//!
+//! * every call returns an `int32_t` status, [`sluice_status::SLUICE_OK`] (0)
+//!   on success; on error [`sluice_last_error`] returns the calling thread's
+//!   message until that thread's next call;
+//! * each input `struct ArrowArray *` is **moved** into the callee, on success
+//!   and on error, as soon as it is known to be non-NULL; the caller's struct
+//!   is left marked released (`release == NULL`); each input
+//!   `const struct ArrowSchema *` is borrowed;
+//! * outputs are moved out to the caller, who releases them; on error nothing
+//!   is written to them;
+//! * no panic unwinds across the boundary ([`sluice_status::SLUICE_ERR_PANIC`]);
+//! * Flink types travel as field metadata `flink.type`
+//!   (`LogicalType#asSerializableString()`), honoured on inputs and set on
+//!   every output field.
+//!
+//! # Features
+//!
+//! * `mimalloc` (default): mimalloc is the global allocator of the library.
+//!   This is what the C library is built with. A Rust program that links
+//!   this crate's rlib and wants its own allocator depends on it with
+//!   `default-features = false`.
+//!
+//! # Layout
+//!
+//! One module per C concept, after rustls-ffi: [`error`] (stable codes,
+//! `sluice_last_error`), `panic` (the boundary macro), [`arrow_c`] (taking
+//! and giving C Data Interface structs), [`flink_type`] (the `flink.type`
+//! metadata), then one module per function family.
+//!
+//! [Arrow C Data Interface]: https://arrow.apache.org/docs/format/CDataInterface.html
+
+#![allow(non_camel_case_types)]
+
+#[macro_use]
+mod panic;
+
+pub mod args;
+pub mod arrow_c;
+pub mod buffer;
+pub mod concat;
+pub mod digest;
+pub mod encode;
+pub mod error;
+pub mod flink_type;
+pub mod keyed;
+mod kernels;
+pub mod rows;
+pub mod search;
+pub mod version;
+
+pub use buffer::{sluice_buffer, sluice_buffer_free};
+pub use concat::{sluice_concat, sluice_concat_ws};
+pub use digest::{sluice_md5, sluice_sha1, sluice_sha2};
+pub use encode::sluice_utf16_to_utf8;
+pub use error::{sluice_last_error, sluice_status};
+pub use keyed::sluice_key_groups;
+pub use search::{sluice_like, sluice_locate, sluice_position, sluice_replace, sluice_split_index};
+pub use rows::{sluice_arrow_to_rows, sluice_rows_to_arrow};
+pub use version::sluice_version;
+
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(test)]
+mod tests;

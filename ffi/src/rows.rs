@@ -1,0 +1,158 @@
+//! `sluice_rows_to_arrow` / `sluice_arrow_to_rows`: Flink `BinaryRowData`
+//! rows ⇄ an Arrow struct array, through `sluice-transpose`.
+//!
+//! Rows travel back to back in one byte buffer with `n_rows + 1` offsets;
+//! RowKind is one byte per row (Flink's `RowKind#toByteValue`: +I 0, -U 1,
+//! +U 2, -D 3).
+
+use std::slice;
+
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::Array;
+use arrow_schema::{DataType, Field};
+
+use crate::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::buffer::sluice_buffer;
+use crate::error::{FfiError, FfiResult};
+use crate::kernels;
+
+/// Largest valid RowKind byte (`-D`).
+const MAX_ROW_KIND: i8 = 3;
+
+/// Checks that `field` is a struct (the row's fields).
+pub(crate) fn require_struct(field: &Field, what: &str) -> FfiResult<()> {
+    match field.data_type() {
+        DataType::Struct(_) => Ok(()),
+        other => Err(FfiError::unsupported_type(format!(
+            "{what} must describe a struct (the row's fields), got {other}"
+        ))),
+    }
+}
+
+/// Reads and checks `n + 1` non-decreasing, non-negative offsets.
+///
+/// # Safety
+/// `offsets` is NULL or holds `n + 1` entries.
+pub(crate) unsafe fn read_offsets<'a>(offsets: *const i64, n_rows: i64) -> FfiResult<&'a [i64]> {
+    check_not_null!(offsets, "offsets");
+    if n_rows < 0 {
+        return Err(FfiError::invalid(format!("n_rows is negative ({n_rows})")));
+    }
+    if !offsets.is_aligned() {
+        return Err(FfiError::invalid("offsets is not aligned to 8 bytes"));
+    }
+    // An `offsets` slice of n_rows + 1 entries must fit in isize::MAX bytes.
+    let n = usize::try_from(n_rows)
+        .ok()
+        .filter(|n| *n < isize::MAX as usize / 8)
+        .ok_or_else(|| FfiError::invalid(format!("n_rows ({n_rows}) is too large")))?;
+    // SAFETY: non-NULL, aligned, `n + 1` entries per the contract.
+    let offs = unsafe { slice::from_raw_parts(offsets, n + 1) };
+    if offs[0] < 0 {
+        return Err(FfiError::invalid(format!("offsets[0] is negative ({})", offs[0])));
+    }
+    if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
+        return Err(FfiError::invalid(format!(
+            "offsets decrease at row {i}: offsets[{i}] = {}, offsets[{}] = {}",
+            offs[i],
+            i + 1,
+            offs[i + 1]
+        )));
+    }
+    Ok(offs)
+}
+
+/// Decodes `n_rows` Flink `BinaryRowData` rows into a struct array.
+///
+/// `schema` (borrowed) is a struct schema naming the row's fields, with
+/// `flink.type` on fields where the Arrow type alone is ambiguous (the
+/// mapping of the transpose crate). `out_row_kinds` receives `n_rows`
+/// RowKind bytes.
+///
+/// # Safety
+/// `data` holds `offsets[n_rows]` bytes, `offsets` `n_rows + 1` entries,
+/// `out_row_kinds` `n_rows` bytes; the rest as in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_rows_to_arrow(
+    data: *const u8,
+    offsets: *const i64,
+    n_rows: i64,
+    schema: *const FFI_ArrowSchema,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut i8,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_rows_to_arrow", unsafe {
+        let field = read_field(schema, "schema")?;
+        require_struct(&field, "schema")?;
+        let slot = OutSlot::new(out, out_schema)?;
+        let offs = read_offsets(offsets, n_rows)?;
+        let n = offs.len() - 1;
+        if n > 0 {
+            check_not_null!(out_row_kinds, "out_row_kinds");
+        }
+        let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
+        let bytes: &[u8] = if total == 0 {
+            &[]
+        } else {
+            check_not_null!(data, "data");
+            slice::from_raw_parts(data, total)
+        };
+        let kinds: &mut [i8] = if n == 0 { &mut [] } else { slice::from_raw_parts_mut(out_row_kinds, n) };
+        let (array, out_field) = kernels::rows_to_arrow(bytes, offs, &field, kinds)?;
+        slot.write(array.as_ref(), &out_field, &[])
+    })
+}
+
+/// Encodes a struct array into Flink `BinaryRowData` rows.
+///
+/// `batch` is moved in; `row_kinds` is NULL (all `+I`) or `n_rows` RowKind
+/// bytes; `out_data` receives the rows back to back, `out_offsets`
+/// `n_rows + 1` `int64_t` offsets. Free both with `sluice_buffer_free`. On
+/// error neither is written.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_arrow_to_rows(
+    batch: *mut FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    row_kinds: *const i8,
+    out_data: *mut sluice_buffer,
+    out_offsets: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_arrow_to_rows", unsafe {
+        let array = take_array(batch, "batch")?;
+        let field = read_field(schema, "schema")?;
+        require_struct(&field, "schema")?;
+        check_not_null!(out_data, "out_data");
+        check_not_null!(out_offsets, "out_offsets");
+        let values = import(array, field.data_type(), "batch")?;
+        let n = values.len();
+        let kinds: Option<&[i8]> = if row_kinds.is_null() || n == 0 {
+            None
+        } else {
+            Some(slice::from_raw_parts(row_kinds, n))
+        };
+        if let Some((i, k)) = kinds.and_then(|k| k.iter().enumerate().find(|(_, k)| !(0..=MAX_ROW_KIND).contains(*k))) {
+            return Err(FfiError::invalid(format!(
+                "row_kinds[{i}] = {k} is not a Flink RowKind byte (0 +I, 1 -U, 2 +U, 3 -D)"
+            )));
+        }
+        let (data, offsets) = kernels::arrow_to_rows(&values, &field, kinds)?;
+        let data = sluice_buffer::from_bytes(&data)?;
+        let offsets = match sluice_buffer::from_i64s(&offsets) {
+            Ok(o) => o,
+            Err(e) => {
+                let mut data = data;
+                crate::buffer::sluice_buffer_free(&mut data);
+                return Err(e);
+            }
+        };
+        std::ptr::write_unaligned(out_data, data);
+        std::ptr::write_unaligned(out_offsets, offsets);
+        Ok(())
+    })
+}

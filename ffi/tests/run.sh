@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The whole C-ABI test suite of libsluice, in one command:
+#
+#   ffi/tests/run.sh [--debug]
+#
+# 1. Rust tests of the crate (panic boundary, last_error, header drift).
+# 2. Builds libsluice.so + libsluice.a (release unless --debug), with the
+#    default features (mimalloc as the global allocator).
+# 3. Compiles ffi/tests/c/test_sluice.c with gcc -Wall -Wextra -Werror
+#    against include/sluice.h, links it once against the .so and once
+#    against the .a, runs both.
+# 4. Runs the suite under valgrind (--leak-check=full, definite leaks and
+#    errors fail) against a build with the system allocator: mimalloc takes
+#    memory with mmap and manages it itself, so valgrind could not see a
+#    leaked Rust allocation in the mimalloc build.
+# 5. Runs the pyarrow client (ffi/tests/python, pytest), installing pyarrow
+#    and pytest with pip if they are missing.
+#
+# Honours CARGO_TARGET_DIR. Exits non-zero on the first failure.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+FFI="$(dirname "$HERE")"
+ROOT="$(dirname "$FFI")"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+PROFILE=release
+CARGO_PROFILE=(--release)
+if [[ "${1:-}" == "--debug" ]]; then
+  PROFILE=debug
+  CARGO_PROFILE=()
+fi
+OUT="$TARGET_DIR/ffi-tests/$PROFILE"
+mkdir -p "$OUT/mimalloc" "$OUT/system"
+cd "$ROOT"
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "cargo test -p sluice-ffi"
+cargo test -p sluice-ffi --quiet
+
+step "build libsluice ($PROFILE, mimalloc)"
+cargo build -p sluice-ffi "${CARGO_PROFILE[@]}" --quiet
+cp "$TARGET_DIR/$PROFILE/libsluice.so" "$TARGET_DIR/$PROFILE/libsluice.a" "$OUT/mimalloc/"
+
+step "build libsluice ($PROFILE, system allocator, for valgrind)"
+cargo build -p sluice-ffi "${CARGO_PROFILE[@]}" --no-default-features --quiet
+cp "$TARGET_DIR/$PROFILE/libsluice.so" "$OUT/system/"
+
+CFLAGS=(-std=c11 -O1 -g -Wall -Wextra -Werror -I"$FFI/include" -I"$HERE/c")
+# What a static Rust library needs from the system (cargo rustc
+# --print native-static-libs on x86_64 Linux).
+STATIC_LIBS=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
+
+step "header: C99 -pedantic, C++11, next to another ARROW_C_DATA_INTERFACE definition"
+gcc -std=c99 -pedantic "${CFLAGS[@]:1}" -fsyntax-only "$HERE/c/header_coexists.c"
+g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-only "$HERE/c/header_coexists.c"
+
+step "gcc: test_sluice against libsluice.so and libsluice.a"
+gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" -L"$OUT/mimalloc" -lsluice -Wl,-rpath,"$OUT/mimalloc" \
+  -o "$OUT/test_sluice_shared"
+gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" "$OUT/mimalloc/libsluice.a" "${STATIC_LIBS[@]}" \
+  -o "$OUT/test_sluice_static"
+gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" -L"$OUT/system" -lsluice -Wl,-rpath,"$OUT/system" \
+  -o "$OUT/test_sluice_valgrind"
+gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$FFI/include" "$HERE/c/bench_call.c" -L"$OUT/mimalloc" -lsluice \
+  -Wl,-rpath,"$OUT/mimalloc" -o "$OUT/bench_call"
+
+step "run: shared"
+"$OUT/test_sluice_shared"
+step "run: static"
+"$OUT/test_sluice_static"
+
+step "run: valgrind (shared, system allocator)"
+valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --quiet \
+  "$OUT/test_sluice_valgrind"
+
+step "pyarrow client"
+if ! python3 -c 'import pyarrow, pytest' 2>/dev/null; then
+  python3 -m pip install --quiet pyarrow pytest
+fi
+SLUICE_LIB="$OUT/mimalloc/libsluice.so" python3 -m pytest -q "$HERE/python"
+
+step "all ffi tests passed"
