@@ -289,7 +289,7 @@ fn arb_row() -> impl Strategy<Value = In> {
 
 fn arb_upserts() -> impl Strategy<Value = Vec<(RowKind, In)>> {
     prop::collection::vec((0u8..4, arb_row()), 1..100)
-        .prop_map(|v| v.into_iter().map(|(k, r)| (RowKind::from_byte(k, 0).unwrap(), r)).collect())
+        .prop_map(|v| v.into_iter().map(|(k, r)| (RowKind::from_byte(k).unwrap(), r)).collect())
 }
 
 fn arb_inserts() -> impl Strategy<Value = Vec<(RowKind, In)>> {

@@ -5,7 +5,7 @@ use std::fmt;
 
 /// The change a row describes, with Flink's byte values
 /// (`flink-core/.../types/RowKind.java`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum RowKind {
     /// `+I`, byte 0.
