@@ -17,14 +17,17 @@
 //! source it follows.
 
 pub mod alloc_count;
+mod arch;
 pub mod concat;
 pub mod digest;
 pub mod encode;
 mod error;
+pub mod hex;
 #[doc(hidden)]
 pub mod input;
 pub mod search;
 pub mod validate;
+mod vector;
 
 pub use error::{Error, Result};
 

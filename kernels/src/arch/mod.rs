@@ -1,0 +1,33 @@
+//! Per-architecture implementations, memchr style: `all/` is portable code
+//! (the scalar fallback, which doubles as the reference the SIMD paths are
+//! tested against), `x86_64/` holds the `std::arch` code and the runtime
+//! dispatch that picks among it.
+
+pub(crate) mod all;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64;
+
+/// A UTF-16 → UTF-8 encoder: `f(src, len, dst)` encodes `len` units from
+/// `src` to `dst` and returns the bytes written.
+///
+/// # Safety (of calling one)
+///
+/// - The CPU supports the implementation's target features (guaranteed for
+///   pointers obtained from the dispatch or from `encode::Level::encoder`).
+/// - `src` is valid for reads of `len` `u16`s.
+/// - `dst` is valid for writes of `3 * len + all::encode::WRITE_SLACK` bytes,
+///   or of the input's exact UTF-8 length plus `WRITE_SLACK`.
+pub(crate) type EncodeFn = unsafe fn(*const u16, usize, *mut u8) -> usize;
+
+/// The best encoder for this CPU (cached after the first call).
+#[inline]
+pub(crate) fn encode_fn() -> EncodeFn {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::encode_fn()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        all::encode::encode
+    }
+}

@@ -1,0 +1,85 @@
+//! The per-batch writer: one offsets allocation, one exactly sized values
+//! allocation, each digest on the stack and its hex written in place.
+
+use std::sync::Arc;
+
+use arrow_array::StringArray;
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+
+use super::oneshot::OneShot;
+use crate::error::Result;
+use crate::input::{check_i32_offsets, ByteColumn};
+
+/// Hashes every non-NULL row of `col` with `H` into a `Utf8` array of
+/// lowercase hex. NULL rows stay NULL and take no value bytes.
+pub(super) fn hex_column<C: ByteColumn, H: OneShot>(col: &C) -> Result<StringArray> {
+    let n = col.len();
+    let nulls = col.nulls().filter(|nb| nb.null_count() > 0).cloned();
+    let valid = n - nulls.as_ref().map_or(0, NullBuffer::null_count);
+    let total = valid.saturating_mul(H::HEX_LEN);
+    check_i32_offsets(total)?;
+
+    let mut offsets: Vec<i32> = Vec::with_capacity(n + 1);
+    let mut values: Vec<u8> = Vec::with_capacity(total);
+    let dst = values.as_mut_ptr();
+    match &nulls {
+        None => {
+            // Offsets are arithmetic: every row is HEX_LEN bytes, and
+            // `total <= i32::MAX` bounds every product.
+            offsets.extend((0..=n).map(|i| (i * H::HEX_LEN) as i32));
+            for i in 0..n {
+                // SAFETY: `values` has capacity `n * HEX_LEN`; row `i` writes
+                // `[i * HEX_LEN, (i + 1) * HEX_LEN)`.
+                unsafe { H::hash_hex(col.bytes(i), dst.add(i * H::HEX_LEN)) };
+            }
+        }
+        Some(nb) => {
+            offsets.push(0);
+            let mut pos = 0usize;
+            for i in 0..n {
+                if nb.is_valid(i) {
+                    // SAFETY: at most `valid` rows are written, each
+                    // HEX_LEN bytes, so `pos + HEX_LEN <= total <= capacity`.
+                    unsafe { H::hash_hex(col.bytes(i), dst.add(pos)) };
+                    pos += H::HEX_LEN;
+                }
+                offsets.push(pos as i32);
+            }
+        }
+    }
+    // SAFETY: every byte of `[0, total)` was written above (the valid rows
+    // tile it exactly).
+    unsafe { values.set_len(total) };
+    Ok(finish(offsets, values, nulls))
+}
+
+/// Assembles the output array from buffers the caller filled.
+///
+/// The caller guarantees: `offsets` starts at 0, is non-decreasing, ends at
+/// `values.len() <= i32::MAX`, has `len + 1` entries where `len` is the length
+/// of `nulls` (if any), and `values` is ASCII hex (valid UTF-8).
+pub(super) fn finish(offsets: Vec<i32>, values: Vec<u8>, nulls: Option<NullBuffer>) -> StringArray {
+    debug_assert_eq!(offsets.first().copied(), Some(0));
+    debug_assert_eq!(offsets.last().map(|&o| o as usize), Some(values.len()));
+    debug_assert!(nulls.as_ref().is_none_or(|nb| nb.len() + 1 == offsets.len()));
+    debug_assert!(values.is_ascii());
+    // SAFETY: see the caller contract above: the offsets are valid for the
+    // values, the values are ASCII, and the NULL mask has one bit per row.
+    unsafe {
+        StringArray::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(values),
+            nulls,
+        )
+    }
+}
+
+/// An all-NULL `Utf8` array of `len` rows (offsets allocated once, no values).
+pub(super) fn all_null(len: usize) -> StringArray {
+    StringArray::new_null(len)
+}
+
+/// Convenience for the `ArrayRef` entry points.
+pub(super) fn arc(a: StringArray) -> arrow_array::ArrayRef {
+    Arc::new(a)
+}

@@ -1,0 +1,256 @@
+//! Batch form: one UTF-16 buffer + offsets + validity → an Arrow string array.
+
+use arrow_array::{GenericStringArray, LargeStringArray, OffsetSizeTrait, StringArray};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+
+use super::CachedEncoder;
+use crate::arch::{all::encode as scalar, EncodeFn};
+use crate::error::{invalid_arg, Error, Result};
+
+/// How a batch sizes its values buffer. Not part of the stable API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sizing {
+    /// 3 bytes per input unit, then an in-place shrink to the bytes used
+    /// (one pass over the input).
+    #[default]
+    UpperBound,
+    /// An exact [`utf8_len`](super::utf8_len) pass per row first (two passes,
+    /// no over-allocation).
+    Exact,
+}
+
+/// Encodes a batch of UTF-16 values to a [`StringArray`].
+///
+/// # Arguments
+///
+/// - `units`: the UTF-16 code units of all values.
+/// - `offsets`: `n + 1` indices into `units` (code units, not bytes): row
+///   `i` is `units[offsets[i]..offsets[i + 1]]`. Must start at or above 0,
+///   never decrease and end within `units.len()`. An empty slice is an
+///   empty batch.
+/// - `nulls`: validity of the `n` rows, or `None` if all are valid. A NULL
+///   row produces no bytes (its output offset repeats) whatever its units;
+///   the output carries the same validity.
+///
+/// Each row is encoded independently with the rules of the
+/// [module docs](super).
+///
+/// ```
+/// use sluice_kernels::encode::utf16_to_utf8;
+/// let units: Vec<u16> = "ab\u{e9}".encode_utf16().chain([0xDC00]).collect();
+/// let arr = utf16_to_utf8(&units, &[0, 2, 2, 4], None).unwrap();
+/// assert_eq!(arr.value(0), "ab");
+/// assert_eq!(arr.value(1), "");
+/// assert_eq!(arr.value(2), "\u{e9}?");
+/// ```
+///
+/// # Errors
+///
+/// - [`Error::InvalidArgument`] for offsets that are negative, decreasing or
+///   past `units.len()` (naming the row), or a validity of the wrong length.
+/// - [`Error::OffsetOverflow`] if the output would exceed `i32::MAX` bytes
+///   (use [`utf16_to_large_utf8`]).
+///
+/// ```
+/// use sluice_kernels::{encode::utf16_to_utf8, Error};
+/// let err = utf16_to_utf8(&[0x61, 0x62], &[0, 2, 1], None).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument(_)));
+/// ```
+///
+/// # Performance
+///
+/// One pass: the values buffer is allocated once at 3 bytes per input unit
+/// and shrunk in place to the bytes used (the shrink is a `realloc` that
+/// does not copy on common allocators); the offsets buffer once at `n + 1`.
+/// Neither is re-validated as UTF-8. No per-row allocation.
+pub fn utf16_to_utf8(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> Result<StringArray> {
+    encode_batch(None, Sizing::default(), i32::MAX as usize, units, offsets, nulls, None)
+}
+
+/// [`utf16_to_utf8`] with 64-bit output offsets ([`LargeStringArray`]).
+///
+/// # Errors
+///
+/// As [`utf16_to_utf8`], except that the output cannot overflow its offsets.
+pub fn utf16_to_large_utf8(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> Result<LargeStringArray> {
+    encode_batch(None, Sizing::default(), i64::MAX as usize, units, offsets, nulls, None)
+}
+
+/// [`utf16_to_utf8`] through a [`CachedEncoder`]: an eligible value equal to
+/// the previous one copies the cached bytes instead of being encoded. The
+/// cache lives across batches (it is the writer's state). NULL rows do not
+/// touch it.
+///
+/// # Errors
+///
+/// As [`utf16_to_utf8`]; on error the cache is untouched.
+pub fn utf16_to_utf8_cached(
+    units: &[u16],
+    offsets: &[i64],
+    nulls: Option<&NullBuffer>,
+    cache: &mut CachedEncoder,
+) -> Result<StringArray> {
+    encode_batch(None, Sizing::default(), i32::MAX as usize, units, offsets, nulls, Some(cache))
+}
+
+/// Checks that `needed` value bytes fit offsets of type `O`.
+///
+/// # Errors
+///
+/// [`Error::OffsetOverflow`] naming `needed` and the limit.
+#[doc(hidden)]
+pub fn check_output_len<O: OffsetSizeTrait>(needed: usize) -> Result<()> {
+    check_limit(needed, O::MAX_OFFSET)
+}
+
+fn check_limit(needed: usize, limit: usize) -> Result<()> {
+    if needed > limit {
+        return Err(Error::OffsetOverflow { needed, limit });
+    }
+    Ok(())
+}
+
+/// Validates the offsets and validity; returns the number of rows.
+fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) -> Result<usize> {
+    let rows = offsets.len().saturating_sub(1);
+    if let Some(n) = nulls {
+        if n.len() != rows {
+            return Err(invalid_arg(format!(
+                "validity has {} entries but the offsets describe {rows} rows",
+                n.len()
+            )));
+        }
+    }
+    let Some(&first) = offsets.first() else { return Ok(0) };
+    if first < 0 {
+        return Err(invalid_arg(format!("offset of row 0 is negative: {first}")));
+    }
+    for (row, w) in offsets.windows(2).enumerate() {
+        if w[1] < w[0] {
+            return Err(invalid_arg(format!(
+                "offsets decrease at row {row}: start {} > end {}",
+                w[0], w[1]
+            )));
+        }
+    }
+    let last = offsets[rows];
+    if last as u64 > units_len as u64 {
+        return Err(invalid_arg(format!(
+            "offset {last} of row {} is past the end of the {units_len} UTF-16 units",
+            rows.saturating_sub(1)
+        )));
+    }
+    Ok(rows)
+}
+
+/// Exact bytes of the non-NULL rows.
+fn exact_len(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> usize {
+    offsets
+        .windows(2)
+        .enumerate()
+        .filter(|(r, _)| nulls.is_none_or(|n| n.is_valid(*r)))
+        .map(|(_, w)| scalar::utf8_len(&units[w[0] as usize..w[1] as usize]))
+        .sum()
+}
+
+/// The batch kernel behind every public batch entry point.
+pub(crate) fn encode_batch<O: OffsetSizeTrait>(
+    kernel: Option<EncodeFn>,
+    sizing: Sizing,
+    limit: usize,
+    units: &[u16],
+    offsets: &[i64],
+    nulls: Option<&NullBuffer>,
+    mut cache: Option<&mut CachedEncoder>,
+) -> Result<GenericStringArray<O>> {
+    let limit = limit.min(O::MAX_OFFSET);
+    let rows = check_offsets(units.len(), offsets, nulls)?;
+    let nulls = nulls.filter(|n| n.null_count() > 0);
+    // After `check_offsets`, every `offsets[i] as usize` is a valid index.
+    let span = match (offsets.first(), offsets.last()) {
+        (Some(&a), Some(&b)) => (b - a) as usize,
+        _ => 0,
+    };
+    let bound = span.saturating_mul(3);
+    let capacity = if sizing == Sizing::Exact || bound > limit {
+        let exact = exact_len(units, offsets, nulls);
+        check_limit(exact, limit)?;
+        exact + scalar::WRITE_SLACK
+    } else {
+        bound + scalar::WRITE_SLACK
+    };
+
+    let mut values: Vec<u8> = Vec::with_capacity(capacity);
+    let mut out_offsets: Vec<O> = Vec::with_capacity(rows + 1);
+    out_offsets.push(O::usize_as(0));
+    // Resolve the dispatch once per batch; short rows still take the
+    // portable encoder inline.
+    let dispatched = kernel.is_none();
+    let f = kernel.unwrap_or_else(crate::arch::encode_fn);
+    let dst = values.as_mut_ptr();
+    let base = units.as_ptr();
+    let mut o = 0usize;
+    for (r, w) in offsets.windows(2).enumerate() {
+        if nulls.is_none_or(|n| n.is_valid(r)) {
+            let (s, e) = (w[0] as usize, w[1] as usize);
+            let len = e - s;
+            // SAFETY: `s..e` is within `units` (checked offsets). Row bytes
+            // written so far (`o`) plus this row's `3 * len` (or exact
+            // length) plus WRITE_SLACK is within `capacity`, which is the
+            // bound (or exact total) of all rows plus WRITE_SLACK.
+            o += unsafe {
+                let src = base.add(s);
+                let d = dst.add(o);
+                match cache.as_deref_mut() {
+                    Some(c) => c.encode_row(kernel, core::slice::from_raw_parts(src, len), d),
+                    None if dispatched && len < super::SHORT_INPUT => scalar::encode(src, len, d),
+                    None => f(src, len, d),
+                }
+            };
+        }
+        // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
+        out_offsets.push(O::usize_as(o));
+    }
+    // SAFETY: the encoders initialised exactly `values[..o]`.
+    unsafe { values.set_len(o) };
+    if values.capacity() - o > 64 {
+        // Give back the over-allocation (in place: no copy on glibc/jemalloc).
+        values.shrink_to_fit();
+    }
+    // SAFETY: offsets start at 0, never decrease and end at `values.len()`
+    // (pushed from the running byte count); every row's bytes are the
+    // encoder's output, which is well-formed UTF-8 by construction (ASCII
+    // narrowed from units < 0x80, 2-/3-byte sequences of non-surrogate BMP
+    // units, 4-byte sequences of valid pairs, '?' for unpaired surrogates),
+    // so `try_new` would not fail; the validity has `rows` entries (checked).
+    let array = unsafe {
+        GenericStringArray::<O>::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(out_offsets)),
+            Buffer::from_vec(values),
+            nulls.cloned(),
+        )
+    };
+    Ok(array)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_checker() {
+        assert!(check_output_len::<i32>(i32::MAX as usize).is_ok());
+        assert!(matches!(
+            check_output_len::<i32>(i32::MAX as usize + 1),
+            Err(Error::OffsetOverflow { needed, limit }) if needed == i32::MAX as usize + 1 && limit == i32::MAX as usize
+        ));
+        assert!(check_output_len::<i64>(i32::MAX as usize + 1).is_ok());
+    }
+
+    #[test]
+    fn large_alias() {
+        let a: LargeStringArray = utf16_to_large_utf8(&[0x41], &[0, 1], None).unwrap();
+        assert_eq!(a.value(0), "A");
+    }
+}

@@ -1,0 +1,168 @@
+//! The VarChar writer's repeated-value encode cache.
+//!
+//! Streaming operators often emit the same string in consecutive rows (a
+//! changing row re-emitting its key, a table function repeating a field).
+//! [`CachedEncoder`] remembers the previous short value's UTF-16 units and
+//! its UTF-8 encoding (owned copies, never a view into an input or output
+//! buffer); an equal consecutive value copies those bytes instead of
+//! encoding again. The bytes are still copied into each output cell: cells
+//! are never shared.
+//!
+//! The policy bounds both retained memory and wasted lookups on distinct
+//! text:
+//! - values above [`MAX_CACHED_UNITS`] UTF-16 units are not eligible: they
+//!   are encoded plainly and neither read nor change the cache;
+//! - after [`MAX_CONSECUTIVE_MISSES`] consecutive eligible misses the
+//!   encoder frees its cached value and bypasses the lookup for the rest of
+//!   its lifetime; a hit resets the consecutive-miss counter;
+//! - NULL rows (in the batch form) do not touch the cache.
+
+use crate::arch::EncodeFn;
+
+use super::{append_capacity, run};
+
+/// Values with more UTF-16 code units than this are not eligible for the
+/// cache.
+pub const MAX_CACHED_UNITS: usize = 1024;
+
+/// After this many consecutive eligible misses the cache is released and
+/// bypassed for good.
+pub const MAX_CONSECUTIVE_MISSES: u32 = 8;
+
+/// Counters of a [`CachedEncoder`].
+///
+/// Every non-NULL value it encoded is counted exactly once:
+/// `hits + misses + ineligible + bypassed_rows`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EncodeCacheStats {
+    /// Values served from the cached encoding.
+    pub hits: u64,
+    /// Eligible values looked up and not found (encoded, then cached).
+    pub misses: u64,
+    /// Whether the cache has been released and is bypassed for good.
+    pub bypassed: bool,
+    /// Values encoded after the cache was bypassed (of any length).
+    pub bypassed_rows: u64,
+    /// Values longer than [`MAX_CACHED_UNITS`] encoded before the bypass.
+    pub ineligible: u64,
+}
+
+/// A UTF-16 → UTF-8 encoder with a one-entry repeated-value cache (the
+/// VarChar writer's cache; see the [module docs](self) for the policy).
+///
+/// ```
+/// use sluice_kernels::encode::CachedEncoder;
+/// let mut enc = CachedEncoder::new();
+/// let mut out = Vec::new();
+/// let v: Vec<u16> = "zürich".encode_utf16().collect();
+/// enc.encode_into(&v, &mut out);
+/// enc.encode_into(&v, &mut out);
+/// assert_eq!(out, "zürichzürich".as_bytes());
+/// assert_eq!((enc.stats().hits, enc.stats().misses), (1, 1));
+/// ```
+#[derive(Debug, Default)]
+pub struct CachedEncoder {
+    /// UTF-16 units of the cached value (owned copy).
+    prev_units: Vec<u16>,
+    /// Its UTF-8 encoding (owned copy).
+    prev_utf8: Vec<u8>,
+    /// Whether `prev_*` hold a value.
+    has_prev: bool,
+    consecutive_misses: u32,
+    stats: EncodeCacheStats,
+}
+
+impl CachedEncoder {
+    /// An empty cache. Allocates nothing until the first miss.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> EncodeCacheStats {
+        self.stats
+    }
+
+    /// Heap bytes the cache currently retains (0 once bypassed). For tests.
+    #[doc(hidden)]
+    pub fn retained_bytes(&self) -> usize {
+        self.prev_units.capacity() * 2 + self.prev_utf8.capacity()
+    }
+
+    /// Appends the UTF-8 encoding of `units` to `out` (same bytes as
+    /// [`encode_utf16_into`](super::encode_utf16_into)), through the cache.
+    ///
+    /// # Performance
+    ///
+    /// A hit compares the units with the cached ones and copies the cached
+    /// bytes; it allocates nothing beyond growing `out` if `out` lacks room.
+    pub fn encode_into(&mut self, units: &[u16], out: &mut Vec<u8>) {
+        self.append_with(None, units, out)
+    }
+
+    pub(crate) fn append_with(&mut self, kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
+        out.reserve(append_capacity(units.len()));
+        let start = out.len();
+        // SAFETY: `reserve` left `append_capacity(len)` bytes of spare
+        // capacity from `start`, which is what `encode_row` may write; it
+        // returns the number of bytes it initialised.
+        unsafe {
+            let written = self.encode_row(kernel, units, out.as_mut_ptr().add(start));
+            out.set_len(start + written);
+        }
+    }
+
+    /// Encodes one non-NULL value to `dst` through the cache and returns the
+    /// bytes written.
+    ///
+    /// # Safety
+    ///
+    /// - `dst` is valid for writes of `append_capacity(units.len())` bytes
+    ///   (or the exact length plus `WRITE_SLACK`) and does not overlap the
+    ///   cache's own buffers (it cannot: those are private).
+    /// - `kernel`, if given, comes from `Level::encoder`.
+    #[inline]
+    pub(crate) unsafe fn encode_row(&mut self, kernel: Option<EncodeFn>, units: &[u16], dst: *mut u8) -> usize {
+        let stats = &mut self.stats;
+        if stats.bypassed {
+            stats.bypassed_rows += 1;
+            // SAFETY: caller's contract.
+            return unsafe { run(kernel, units.as_ptr(), units.len(), dst) };
+        }
+        if units.len() > MAX_CACHED_UNITS {
+            stats.ineligible += 1;
+            // SAFETY: caller's contract.
+            return unsafe { run(kernel, units.as_ptr(), units.len(), dst) };
+        }
+        if self.has_prev && self.prev_units.as_slice() == units {
+            stats.hits += 1;
+            self.consecutive_misses = 0;
+            let n = self.prev_utf8.len();
+            // SAFETY: `n` is the exact encoding length of `units`, within the
+            // caller's bound; `prev_utf8` is private, so no overlap.
+            unsafe { core::ptr::copy_nonoverlapping(self.prev_utf8.as_ptr(), dst, n) };
+            return n;
+        }
+        stats.misses += 1;
+        self.consecutive_misses += 1;
+        // SAFETY: caller's contract.
+        let n = unsafe { run(kernel, units.as_ptr(), units.len(), dst) };
+        if self.consecutive_misses >= MAX_CONSECUTIVE_MISSES {
+            // Distinct text: release the buffers and stop looking.
+            stats.bypassed = true;
+            self.has_prev = false;
+            self.prev_units = Vec::new();
+            self.prev_utf8 = Vec::new();
+        } else {
+            // Owned copies; `clear` + `extend` keeps the capacity, so once the
+            // buffers have grown, misses no longer allocate either.
+            self.prev_units.clear();
+            self.prev_units.extend_from_slice(units);
+            self.prev_utf8.clear();
+            // SAFETY: the encoder initialised `dst[..n]`.
+            self.prev_utf8.extend_from_slice(unsafe { core::slice::from_raw_parts(dst, n) });
+            self.has_prev = true;
+        }
+        n
+    }
+}

@@ -1,0 +1,164 @@
+//! SPLIT_INDEX(str, sep, idx).
+//!
+//! Flink: `SqlFunctionUtils.splitIndex(str, sep, idx)`: NULL for `idx < 0`,
+//! else commons-lang3
+//! `StringUtils.splitByWholeSeparatorPreserveAllTokens(str, sep)[idx]`, NULL
+//! when `idx` is past the last token. That splitter:
+//!
+//! * returns no tokens for `str = ''` (so the result is always NULL);
+//! * for a non-empty `sep`, cuts at every non-overlapping occurrence left
+//!   to right and keeps every token, empty ones included (`'a,,b'` →
+//!   `[a, '', b]`, leading/trailing separators give empty first/last tokens);
+//! * for `sep = ''` splits on **each** Java whitespace character
+//!   (`Character.isWhitespace`) keeping empty tokens (`'a b  c'` →
+//!   `[a, b, '', c]`).
+//!
+//! Tokens are slices of the input, so the UTF-16 round trip of Flink is the
+//! identity here.
+
+use arrow_array::{Datum, StringArray};
+use arrow_buffer::NullBufferBuilder;
+use memchr::memmem::{self, Finder};
+
+use super::args::{output_len, union_nulls, with_rows, IntArg, Rows, StrArg, Utf8Out};
+use crate::error::Result;
+
+/// `SPLIT_INDEX(s, sep, idx)`; see the module docs. Any NULL argument gives
+/// NULL; `idx < 0`, `idx` past the last token and `s = ''` give NULL.
+///
+/// # Errors
+/// Argument type/length errors; [`Error::OffsetOverflow`](crate::Error::OffsetOverflow)
+/// cannot happen for a `Utf8` input but is checked for `LargeUtf8`.
+///
+/// # Example
+/// ```
+/// use arrow_array::{Array, Int32Array, Scalar, StringArray};
+/// use sluice_kernels::search::split_index;
+/// let s = StringArray::from(vec!["a,,b", "a b  c", ""]);
+/// let sep = Scalar::new(StringArray::from(vec![","]));
+/// let out = split_index(&s, &sep, &Scalar::new(Int32Array::from(vec![2]))).unwrap();
+/// assert_eq!(out.value(0), "b");
+/// // no ',' in "a b  c": one token, so index 2 is NULL; '' is always NULL
+/// assert!(out.is_null(1) && out.is_null(2));
+/// ```
+pub fn split_index(s: &dyn Datum, sep: &dyn Datum, idx: &dyn Datum) -> Result<StringArray> {
+    let s = StrArg::new(s, "SPLIT_INDEX str")?;
+    let sep = StrArg::new(sep, "SPLIT_INDEX separator")?;
+    let idx = IntArg::new(idx, "SPLIT_INDEX index")?;
+    let len = output_len(&[s.array_len(), sep.array_len(), idx.array_len()])?;
+    if s.is_null_scalar() || sep.is_null_scalar() || idx.is_null_scalar() {
+        return Ok(StringArray::new_null(len));
+    }
+    let in_nulls = union_nulls([s.nulls(), sep.nulls(), idx.nulls()]);
+    let mut out = Utf8Out::with_capacity(len, s.bytes_hint(len));
+    let mut nulls = NullBufferBuilder::new(len);
+    match sep.scalar() {
+        Some(p) if !p.is_empty() => {
+            let finder = Finder::new(p);
+            let find = |h: &[u8], _: &[u8]| finder.find(h);
+            with_rows!(s, |h| split_rows(h, sep, idx, len, in_nulls.as_ref(), &find, &mut out, &mut nulls))?
+        }
+        _ => {
+            let find = |h: &[u8], n: &[u8]| memmem::find(h, n);
+            with_rows!(s, |h| split_rows(h, sep, idx, len, in_nulls.as_ref(), &find, &mut out, &mut nulls))?
+        }
+    }
+    Ok(out.finish(nulls.finish()))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn split_rows<H: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
+    s: H,
+    sep: StrArg<'_>,
+    idx: IntArg<'_>,
+    len: usize,
+    in_nulls: Option<&arrow_buffer::NullBuffer>,
+    find: &F,
+    out: &mut Utf8Out,
+    nulls: &mut NullBufferBuilder,
+) -> Result<()> {
+    for i in 0..len {
+        let tok = if in_nulls.is_some_and(|n| n.is_null(i)) {
+            None
+        } else {
+            token(s.row(i), sep.get(i), idx.get(i), find)
+        };
+        match tok {
+            Some(t) => {
+                out.values.extend_from_slice(t);
+                nulls.append_non_null();
+            }
+            None => nulls.append_null(),
+        }
+        out.end_row()?;
+    }
+    Ok(())
+}
+
+/// Token `idx` of `s` split by `sep`, or `None`.
+#[inline]
+fn token<'s, F: Fn(&[u8], &[u8]) -> Option<usize>>(s: &'s [u8], sep: &[u8], idx: i32, find: &F) -> Option<&'s [u8]> {
+    if idx < 0 || s.is_empty() {
+        return None;
+    }
+    if sep.is_empty() {
+        return whitespace_token(s, idx as usize);
+    }
+    let mut pos = 0;
+    for _ in 0..idx {
+        pos += find(&s[pos..], sep)? + sep.len();
+    }
+    let end = find(&s[pos..], sep).map_or(s.len(), |o| pos + o);
+    Some(&s[pos..end])
+}
+
+/// Token `idx` when splitting on each Java whitespace character.
+fn whitespace_token(s: &[u8], idx: usize) -> Option<&[u8]> {
+    let mut start = 0;
+    let mut k = 0;
+    let mut p = 0;
+    while p < s.len() {
+        let w = java_whitespace_len(s, p);
+        if w > 0 {
+            if k == idx {
+                return Some(&s[start..p]);
+            }
+            k += 1;
+            p += w;
+            start = p;
+        } else {
+            p += 1;
+        }
+    }
+    (k == idx).then(|| &s[start..])
+}
+
+/// If a `Character.isWhitespace` character starts at byte `p`, its UTF-8
+/// length, else 0. The set (JDK 17): U+0009..U+000D, U+001C..U+001F,
+/// U+0020, U+1680, U+2000..U+2006, U+2008..U+200A, U+2028, U+2029, U+205F,
+/// U+3000 (space separators except the no-break ones, line and paragraph
+/// separators, and those controls; not U+0085, not U+00A0).
+///
+/// Called at every byte; only lead bytes can start a match, and
+/// continuation bytes never equal the lead bytes tested here.
+#[inline(always)]
+pub(crate) fn java_whitespace_len(s: &[u8], p: usize) -> usize {
+    let b = s[p];
+    let ws = match b {
+        0x09..=0x0D | 0x1C..=0x20 => return 1,
+        0xE1 => s.get(p + 1) == Some(&0x9A) && s.get(p + 2) == Some(&0x80),
+        0xE2 => match (s.get(p + 1), s.get(p + 2)) {
+            (Some(0x80), Some(&c)) => matches!(c, 0x80..=0x86 | 0x88..=0x8A | 0xA8 | 0xA9),
+            (Some(0x81), Some(0x9F)) => true,
+            _ => false,
+        },
+        0xE3 => s.get(p + 1) == Some(&0x80) && s.get(p + 2) == Some(&0x80),
+        _ => false,
+    };
+    if ws {
+        3
+    } else {
+        0
+    }
+}

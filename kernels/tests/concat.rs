@@ -1,0 +1,328 @@
+//! CONCAT / CONCAT_WS against plain `String` joins written here, with Flink's
+//! NULL rules (`BinaryStringDataUtil.concat` / `concatWs`,
+//! TR/data/binary/BinaryStringDataUtil.java; flink-formats.md §6.2, §11).
+
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, Datum, GenericStringArray, Int32Array, LargeStringArray, OffsetSizeTrait,
+    Scalar, StringArray, StringViewArray,
+};
+use proptest::prelude::*;
+use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use sluice_kernels::concat::{check_capacity, concat, concat_large, concat_ws, concat_ws_large};
+use sluice_kernels::Error;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::system();
+
+type Col = Vec<Option<String>>;
+
+/// Builds one column in the layout `kind` (0 Utf8, 1 LargeUtf8, 2 Utf8View),
+/// padded with junk rows before and after and then sliced back.
+fn build(col: &[Option<String>], kind: u8, pad: usize) -> ArrayRef {
+    let mut rows: Vec<Option<String>> = (0..pad).map(|i| Some(format!("junk-before-{i}-long-enough-for-views"))).collect();
+    rows.extend(col.iter().cloned());
+    rows.extend((0..pad).map(|_| None));
+    let a: ArrayRef = match kind % 3 {
+        0 => Arc::new(StringArray::from(rows)),
+        1 => Arc::new(LargeStringArray::from(rows)),
+        _ => Arc::new(StringViewArray::from(rows)),
+    };
+    a.slice(pad, col.len())
+}
+
+/// One argument: an array or a scalar.
+enum Arg {
+    Array(ArrayRef),
+    Scalar(Scalar<ArrayRef>),
+}
+
+impl Arg {
+    fn datum(&self) -> &dyn Datum {
+        match self {
+            Arg::Array(a) => a,
+            Arg::Scalar(s) => s,
+        }
+    }
+}
+
+/// The reference value of argument `k` at row `i`.
+fn at(v: &(Option<Col>, Option<String>), i: usize) -> Option<&str> {
+    match v {
+        (Some(col), _) => col[i].as_deref(),
+        (None, s) => s.as_deref(),
+    }
+}
+
+fn make_arg(v: &(Option<Col>, Option<String>), kind: u8, pad: usize) -> Arg {
+    match v {
+        (Some(col), _) => Arg::Array(build(col, kind, pad)),
+        (None, s) => Arg::Scalar(Scalar::new(build(&[s.clone()], kind, pad))),
+    }
+}
+
+fn naive_concat(args: &[(Option<Col>, Option<String>)], rows: usize) -> Vec<Option<String>> {
+    (0..rows)
+        .map(|i| {
+            let mut out = String::new();
+            for a in args {
+                out.push_str(at(a, i)?);
+            }
+            Some(out)
+        })
+        .collect()
+}
+
+fn naive_concat_ws(sep: &(Option<Col>, Option<String>), args: &[(Option<Col>, Option<String>)], rows: usize) -> Vec<Option<String>> {
+    (0..rows)
+        .map(|i| {
+            let sep = at(sep, i)?;
+            let parts: Vec<&str> = args.iter().filter_map(|a| at(a, i)).collect();
+            Some(parts.join(sep))
+        })
+        .collect()
+}
+
+fn collect<O: OffsetSizeTrait>(a: &GenericStringArray<O>) -> Vec<Option<String>> {
+    a.to_data().validate_full().unwrap();
+    assert_eq!(a.value_offsets()[0].as_usize(), 0, "output offsets start at 0");
+    for i in 0..a.len() {
+        if a.is_null(i) {
+            assert_eq!(a.value_length(i).as_usize(), 0, "a NULL row consumes no value bytes");
+        }
+    }
+    a.iter().map(|v| v.map(str::to_owned)).collect()
+}
+
+fn text() -> impl Strategy<Value = String> {
+    let ch = prop_oneof![
+        6 => prop::char::range('a', 'z'),
+        1 => prop::sample::select(vec!['\0', 'é', '€', '中', '😀', '\u{10FFFF}', ',']),
+    ];
+    prop_oneof![
+        3 => prop::collection::vec(ch.clone(), 0..12),
+        1 => prop::collection::vec(ch, 12..70),
+    ]
+    .prop_map(|v| v.into_iter().collect())
+}
+
+/// An argument: a column of `rows` values (25% NULL) or a scalar (maybe NULL).
+fn arg(rows: usize) -> impl Strategy<Value = (Option<Col>, Option<String>)> {
+    prop_oneof![
+        3 => prop::collection::vec(prop::option::weighted(0.75, text()), rows).prop_map(|c| (Some(c), None)),
+        1 => prop::option::weighted(0.85, text()).prop_map(|s| (None, s)),
+    ]
+}
+
+fn case() -> impl Strategy<Value = (usize, Vec<(Option<Col>, Option<String>)>, (Option<Col>, Option<String>), Vec<u8>, usize)> {
+    (0usize..25).prop_flat_map(|rows| {
+        (
+            Just(rows),
+            prop::collection::vec(arg(rows), 1..6),
+            arg(rows),
+            prop::collection::vec(0u8..3, 7),
+            0usize..5,
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn concat_matches_string_joins((rows, args, sep, kinds, pad) in case()) {
+        let built: Vec<Arg> = args.iter().zip(&kinds).map(|(a, &k)| make_arg(a, k, pad)).collect();
+        let datums: Vec<&dyn Datum> = built.iter().map(Arg::datum).collect();
+        let all_scalar = args.iter().all(|a| a.0.is_none());
+        let n = if all_scalar { 1 } else { rows };
+
+        let want = naive_concat(&args, n);
+        prop_assert_eq!(collect(&concat(&datums).unwrap()), want.clone());
+        prop_assert_eq!(collect(&concat_large(&datums).unwrap()), want);
+
+        let sep_arg = make_arg(&sep, kinds[6], pad);
+        let ws_n = if all_scalar && sep.0.is_none() { 1 } else { rows };
+        let want = naive_concat_ws(&sep, &args, ws_n);
+        prop_assert_eq!(collect(&concat_ws(sep_arg.datum(), &datums).unwrap()), want.clone());
+        prop_assert_eq!(collect(&concat_ws_large(sep_arg.datum(), &datums).unwrap()), want);
+    }
+}
+
+// ---- Flink rules, one test each -----------------------------------------
+
+fn s(v: &[Option<&str>]) -> StringArray {
+    StringArray::from(v.to_vec())
+}
+
+fn lit(v: Option<&str>) -> Scalar<StringArray> {
+    Scalar::new(StringArray::from(vec![v]))
+}
+
+/// BinaryStringDataUtil.concat: any NULL argument → NULL.
+#[test]
+fn concat_any_null_gives_null() {
+    let a = s(&[Some("a"), None, Some("c"), Some("")]);
+    let b = s(&[Some("x"), Some("y"), None, Some("")]);
+    let out = concat(&[&a, &b]).unwrap();
+    assert_eq!(collect(&out), vec![Some("ax".into()), None, None, Some("".into())]);
+    // A NULL scalar makes every row NULL.
+    let out = concat(&[&a, &lit(None)]).unwrap();
+    assert_eq!((out.len(), out.null_count()), (4, 4));
+}
+
+/// Bytes are concatenated per argument, never re-encoded: two halves of a
+/// character in separate arguments stay as they are (§11: arguments are
+/// encoded separately). Here: multibyte strings join byte-exactly.
+#[test]
+fn concat_is_bytewise() {
+    let a = s(&[Some("é"), Some("😀")]);
+    let b = s(&[Some("中"), Some("")]);
+    let out = concat(&[&a, &b]).unwrap();
+    assert_eq!(out.value(0).as_bytes(), "é中".as_bytes());
+    assert_eq!(out.value(1).as_bytes(), "😀".as_bytes());
+}
+
+/// BinaryStringDataUtil.concatWs: NULL separator → NULL; NULL arguments are
+/// skipped with their separator; empty strings kept; no non-NULL args → ''.
+#[test]
+fn concat_ws_flink_rules() {
+    let a = s(&[Some("a"), None, None, Some(""), Some("a")]);
+    let b = s(&[None, None, Some("b"), Some(""), Some("b")]);
+    let c = s(&[Some("c"), None, None, Some(""), Some("c")]);
+    let out = concat_ws(&lit(Some(",")), &[&a, &b, &c]).unwrap();
+    assert_eq!(
+        collect(&out),
+        vec![Some("a,c".into()), Some("".into()), Some("b".into()), Some(",,".into()), Some("a,b,c".into())]
+    );
+    let out = concat_ws(&lit(None), &[&a, &b, &c]).unwrap();
+    assert_eq!((out.len(), out.null_count()), (5, 5));
+    // Column separator, NULL in some rows.
+    let sep = s(&[Some("-"), Some("-"), None, Some("<>"), Some("")]);
+    let out = concat_ws(&sep, &[&a, &b, &c]).unwrap();
+    assert_eq!(
+        collect(&out),
+        vec![Some("a-c".into()), Some("".into()), None, Some("<><>".into()), Some("abc".into())]
+    );
+    // NULL scalar arguments are skipped too; no arguments at all → ''.
+    let out = concat_ws(&lit(Some(",")), &[&lit(Some("x")), &lit(None), &lit(Some("y"))]).unwrap();
+    assert_eq!(collect(&out), vec![Some("x,y".into())]);
+    let out = concat_ws(&lit(Some(",")), &[]).unwrap();
+    assert_eq!(collect(&out), vec![Some("".into())]);
+    let out = concat_ws(&sep, &[]).unwrap();
+    assert_eq!(collect(&out), vec![Some("".into()), Some("".into()), None, Some("".into()), Some("".into())]);
+}
+
+#[test]
+fn scalars_broadcast_and_all_scalar_gives_one_row() {
+    let a = s(&[Some("a"), Some("b"), None]);
+    let out = concat(&[&lit(Some("<")), &a, &lit(Some(">"))]).unwrap();
+    assert_eq!(collect(&out), vec![Some("<a>".into()), Some("<b>".into()), None]);
+    let out = concat(&[&lit(Some("x")), &lit(Some("y"))]).unwrap();
+    assert_eq!(collect(&out), vec![Some("xy".into())]);
+}
+
+#[test]
+fn empty_inputs() {
+    let e = s(&[]);
+    let out = concat(&[&e, &lit(Some("x"))]).unwrap();
+    assert_eq!((out.len(), out.value_offsets()), (0, &[0][..]));
+    let out = concat_ws(&lit(Some(",")), &[&e, &e]).unwrap();
+    assert_eq!(out.len(), 0);
+    let a = s(&[Some("abc"), Some("d")]);
+    let out = concat(&[&a.slice(1, 0), &e]).unwrap();
+    assert_eq!(out.len(), 0);
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    let a = s(&[Some("a"), Some("b")]);
+    let b = s(&[Some("a")]);
+    assert!(matches!(concat(&[]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(concat(&[&a, &b]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(concat_ws(&b, &[&a]), Err(Error::InvalidArgument(_))));
+    let ints = Int32Array::from(vec![1, 2]);
+    assert!(matches!(concat(&[&a, &ints]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(concat_ws(&ints, &[&a]), Err(Error::InvalidArgument(_))));
+    struct Bad<'a>(&'a StringArray);
+    impl Datum for Bad<'_> {
+        fn get(&self) -> (&dyn Array, bool) {
+            (self.0, true)
+        }
+    }
+    assert!(matches!(concat(&[&Bad(&a)]), Err(Error::InvalidArgument(_))));
+}
+
+// ---- offset overflow -----------------------------------------------------
+
+#[test]
+fn capacity_check_names_the_limit() {
+    assert!(check_capacity(i32::MAX as usize, false).is_ok());
+    match check_capacity(i32::MAX as usize + 1, false) {
+        Err(Error::OffsetOverflow { needed, limit }) => {
+            assert_eq!((needed, limit), (i32::MAX as usize + 1, i32::MAX as usize))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(check_capacity(i32::MAX as usize + 1, true).is_ok());
+}
+
+/// A 1 MiB scalar broadcast over 2049 rows needs 2049 MiB > i32::MAX: the
+/// kernel refuses before allocating anything large.
+#[test]
+fn utf8_output_overflow_is_an_error() {
+    let big = "x".repeat(1 << 20);
+    let rows = s(&vec![Some(""); 2049]);
+    let scalar = lit(Some(&big));
+    let (allocs_bytes, r) = {
+        let before = sluice_kernels::alloc_count::allocated_bytes();
+        let r = concat(&[&rows, &scalar]);
+        (sluice_kernels::alloc_count::allocated_bytes() - before, r)
+    };
+    match r {
+        Err(Error::OffsetOverflow { needed, limit }) => {
+            assert_eq!(needed, 2049 << 20);
+            assert_eq!(limit, i32::MAX as usize);
+            let msg = Error::OffsetOverflow { needed, limit }.to_string();
+            assert!(msg.contains("2147483647"), "{msg}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(allocs_bytes < 8 << 20, "allocated {allocs_bytes} bytes before refusing");
+    // CONCAT_WS counts separators too: 2048 rows × (1 MiB + 1 MiB separator).
+    let half = "y".repeat(1 << 20);
+    let rows = s(&vec![Some(""); 1025]);
+    let r = concat_ws(&lit(Some(&half)), &[&rows, &lit(Some(&big))]);
+    assert!(matches!(r, Err(Error::OffsetOverflow { .. })), "{r:?}");
+    // NULL rows' bytes do not count: 2049 rows, all but one NULL → fits.
+    let mut v = vec![None; 2049];
+    v[7] = Some("");
+    let rows = s(&v);
+    let out = concat(&[&rows, &scalar]).unwrap();
+    assert_eq!((out.len(), out.null_count(), out.value(7).len()), (2049, 2048, 1 << 20));
+}
+
+// ---- allocation discipline -----------------------------------------------
+
+#[test]
+fn no_allocation_per_row() {
+    let make = |n: usize, nulls: bool| {
+        StringArray::from_iter((0..n).map(|i| if nulls && i % 4 == 0 { None } else { Some(format!("value-{i}")) }))
+    };
+    for nulls in [false, true] {
+        let (small_a, small_b) = (make(100, nulls), make(100, false));
+        let (big_a, big_b) = (make(20_000, nulls), make(20_000, false));
+        let sep = lit(Some(", "));
+        let (x, _) = count_allocs(|| concat(&[&small_a, &sep, &small_b]).unwrap());
+        let (y, _) = count_allocs(|| concat(&[&big_a, &sep, &big_b]).unwrap());
+        assert_eq!(x, y);
+        assert!(y <= 12, "{y} allocations");
+        let (x, _) = count_allocs(|| concat_ws(&sep, &[&small_a, &small_b]).unwrap());
+        let (y, _) = count_allocs(|| concat_ws(&sep, &[&big_a, &big_b]).unwrap());
+        assert_eq!(x, y);
+        let big_v = StringViewArray::from_iter(big_a.iter());
+        let small_v = StringViewArray::from_iter(small_a.iter());
+        let (x, _) = count_allocs(|| concat_large(&[&small_v, &small_b]).unwrap());
+        let (y, _) = count_allocs(|| concat_large(&[&big_v, &big_b]).unwrap());
+        assert_eq!(x, y);
+    }
+}

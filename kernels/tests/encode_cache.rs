@@ -1,0 +1,231 @@
+//! The repeated-value encode cache (`CachedEncoder`): same bytes as the
+//! plain encoder, and the policy of seed 000 "Repeated lazy-string
+//! encodings": ≤ 1,024 units eligible, 8 consecutive eligible misses →
+//! release + bypass for good, a hit resets the miss counter, NULLs untouched.
+
+use arrow_array::Array;
+use arrow_buffer::NullBuffer;
+use proptest::prelude::*;
+use sluice_kernels::encode::forced;
+use sluice_kernels::encode::{
+    encode_utf16_into, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, EncodeCacheStats, Level,
+    MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES,
+};
+
+fn u(s: &str) -> Vec<u16> {
+    s.encode_utf16().collect()
+}
+
+fn plain(units: &[u16]) -> Vec<u8> {
+    let mut v = Vec::new();
+    encode_utf16_into(units, &mut v);
+    v
+}
+
+fn enc(c: &mut CachedEncoder, units: &[u16]) -> Vec<u8> {
+    let mut v = Vec::new();
+    c.encode_into(units, &mut v);
+    v
+}
+
+fn stats(hits: u64, misses: u64, bypassed: bool, bypassed_rows: u64, ineligible: u64) -> EncodeCacheStats {
+    EncodeCacheStats { hits, misses, bypassed, bypassed_rows, ineligible }
+}
+
+#[test]
+fn policy_constants() {
+    assert_eq!(MAX_CACHED_UNITS, 1024);
+    assert_eq!(MAX_CONSECUTIVE_MISSES, 8);
+}
+
+#[test]
+fn hit_copies_the_cached_bytes() {
+    let mut c = CachedEncoder::new();
+    let v = u("grüße \u{1F600}");
+    assert_eq!(enc(&mut c, &v), "grüße \u{1F600}".as_bytes());
+    assert_eq!(enc(&mut c, &v), "grüße \u{1F600}".as_bytes());
+    // Unpaired surrogates come out as '?' from the cache too.
+    let w = [0x61, 0xDC00, 0xD800];
+    assert_eq!(enc(&mut c, &w), b"a??");
+    assert_eq!(enc(&mut c, &w), b"a??");
+    assert_eq!(c.stats(), stats(2, 2, false, 0, 0));
+}
+
+#[test]
+fn eight_consecutive_misses_bypass_for_good() {
+    let mut c = CachedEncoder::new();
+    for i in 0..7 {
+        enc(&mut c, &u(&format!("v{i}")));
+    }
+    assert!(!c.stats().bypassed);
+    assert!(c.retained_bytes() > 0);
+    enc(&mut c, &u("v7"));
+    assert_eq!(c.stats(), stats(0, 8, true, 0, 0));
+    assert_eq!(c.retained_bytes(), 0, "bypass releases the cached value");
+    // Repeats are no longer looked up: neither hits nor misses move.
+    for _ in 0..5 {
+        assert_eq!(enc(&mut c, &u("v7")), b"v7");
+    }
+    let long = vec![0x41u16; MAX_CACHED_UNITS + 1];
+    enc(&mut c, &long);
+    assert_eq!(c.stats(), stats(0, 8, true, 6, 0));
+    assert_eq!(c.retained_bytes(), 0);
+}
+
+#[test]
+fn a_hit_resets_the_miss_counter() {
+    let mut c = CachedEncoder::new();
+    for i in 0..7 {
+        enc(&mut c, &u(&format!("a{i}")));
+    }
+    enc(&mut c, &u("a6")); // hit: counter back to 0
+    for i in 0..7 {
+        enc(&mut c, &u(&format!("b{i}")));
+    }
+    assert_eq!(c.stats(), stats(1, 14, false, 0, 0));
+    enc(&mut c, &u("b7")); // the eighth consecutive miss
+    assert_eq!(c.stats(), stats(1, 15, true, 0, 0));
+}
+
+#[test]
+fn values_over_1024_units_do_not_touch_the_cache() {
+    let mut c = CachedEncoder::new();
+    let short = u("key");
+    let at_limit = vec![0xE9u16; MAX_CACHED_UNITS];
+    let long = vec![0xE9u16; MAX_CACHED_UNITS + 1];
+    enc(&mut c, &short);
+    // Long values neither evict nor count as misses, however many.
+    for _ in 0..20 {
+        assert_eq!(enc(&mut c, &long), plain(&long));
+    }
+    enc(&mut c, &short);
+    assert_eq!(c.stats(), stats(1, 1, false, 0, 20));
+    // Exactly 1,024 units is eligible.
+    enc(&mut c, &at_limit);
+    assert_eq!(enc(&mut c, &at_limit), plain(&at_limit));
+    assert_eq!(c.stats(), stats(2, 2, false, 0, 20));
+}
+
+#[test]
+fn nulls_do_not_touch_the_cache() {
+    let mut c = CachedEncoder::new();
+    // Rows: "x", NULL (spanning different units), "x", NULL, NULL, "x".
+    let units = u("xyzxyzwx");
+    let offsets = [0, 1, 3, 4, 6, 7, 8];
+    let nulls = NullBuffer::from(vec![true, false, true, false, false, true]);
+    let arr = utf16_to_utf8_cached(&units, &offsets, Some(&nulls), &mut c).unwrap();
+    arr.to_data().validate_full().unwrap();
+    assert_eq!(arr.value_offsets(), &[0, 1, 1, 2, 2, 2, 3]);
+    assert_eq!(c.stats(), stats(2, 1, false, 0, 0));
+
+    // Seven misses, then NULLs, then an eighth miss: NULLs neither count
+    // nor reset.
+    let mut c = CachedEncoder::new();
+    let units = u("abcdefghij");
+    let offsets = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    let nulls = NullBuffer::from(vec![true, true, true, true, true, true, true, false, false, true]);
+    utf16_to_utf8_cached(&units, &offsets, Some(&nulls), &mut c).unwrap();
+    assert_eq!(c.stats(), stats(0, 8, true, 0, 0));
+}
+
+#[test]
+fn cache_lives_across_batches() {
+    let mut c = CachedEncoder::new();
+    let units = u("samesame");
+    utf16_to_utf8_cached(&units, &[0, 4], None, &mut c).unwrap();
+    let arr = utf16_to_utf8_cached(&units, &[4, 8, 8], None, &mut c).unwrap();
+    assert_eq!(arr.value(0), "same");
+    assert_eq!(arr.value(1), "");
+    // "same" hit; "" is a different value: miss.
+    assert_eq!(c.stats(), stats(1, 2, false, 0, 0));
+}
+
+#[test]
+fn errors_leave_the_cache_untouched() {
+    let mut c = CachedEncoder::new();
+    assert!(utf16_to_utf8_cached(&[0x61], &[0, 2], None, &mut c).is_err());
+    assert_eq!(c.stats(), EncodeCacheStats::default());
+}
+
+/// Values drawn from a small pool in runs, so hits, misses, the reset and
+/// (sometimes) the bypass all happen.
+fn runs() -> impl Strategy<Value = Vec<Vec<u16>>> {
+    let unit = prop_oneof![4 => 0u16..0x80, 1 => 0x80u16..0x800, 1 => 0x800u16..0xFFFF, 1 => 0xD800u16..0xE000];
+    let pool = prop::collection::vec(
+        prop_oneof![
+            8 => prop::collection::vec(unit.clone(), 0..40),
+            1 => prop::collection::vec(unit, 1020..1030),
+        ],
+        1..12,
+    );
+    (pool, prop::collection::vec((any::<prop::sample::Index>(), 1usize..5), 0..40)).prop_map(|(pool, picks)| {
+        picks.into_iter().flat_map(|(i, n)| std::iter::repeat_n(pool[i.index(pool.len())].clone(), n)).collect()
+    })
+}
+
+/// The cache's counters, recomputed from the policy's plain description.
+fn model(values: &[Vec<u16>]) -> EncodeCacheStats {
+    let mut s = EncodeCacheStats::default();
+    let mut prev: Option<&Vec<u16>> = None;
+    let mut streak = 0;
+    for v in values {
+        if s.bypassed {
+            s.bypassed_rows += 1;
+        } else if v.len() > 1024 {
+            s.ineligible += 1;
+        } else if prev == Some(v) {
+            s.hits += 1;
+            streak = 0;
+        } else {
+            s.misses += 1;
+            streak += 1;
+            prev = Some(v);
+            if streak == 8 {
+                s.bypassed = true;
+            }
+        }
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn cached_equals_plain(values in runs()) {
+        let mut c = CachedEncoder::new();
+        let mut out = Vec::new();
+        let mut expected = Vec::new();
+        for v in &values {
+            c.encode_into(v, &mut out);
+            expected.extend_from_slice(&plain(v));
+        }
+        prop_assert_eq!(out, expected);
+        prop_assert_eq!(c.stats(), model(&values));
+    }
+
+    #[test]
+    fn cached_batch_equals_plain_batch(values in runs(), mask in prop::collection::vec(any::<bool>(), 200)) {
+        let units: Vec<u16> = values.concat();
+        let mut offsets = vec![0i64];
+        for v in &values {
+            offsets.push(offsets.last().unwrap() + v.len() as i64);
+        }
+        let nulls = NullBuffer::from(mask[..values.len()].to_vec());
+        let plain_arr = utf16_to_utf8(&units, &offsets, Some(&nulls)).unwrap();
+        let valid: Vec<Vec<u16>> = values.iter().enumerate().filter(|(i, _)| nulls.is_valid(*i)).map(|(_, v)| v.clone()).collect();
+        for level in Level::ALL.into_iter().filter(|l| l.is_available()) {
+            let mut c = CachedEncoder::new();
+            let arr = forced::utf16_to_utf8_cached(level, &units, &offsets, Some(&nulls), &mut c).unwrap();
+            arr.to_data().validate_full().unwrap();
+            prop_assert_eq!(&arr, &plain_arr);
+            prop_assert_eq!(c.stats(), model(&valid));
+            let mut c = CachedEncoder::new();
+            let mut out = Vec::new();
+            for v in &valid {
+                forced::cached_encode_into(level, &mut c, v, &mut out).unwrap();
+            }
+            prop_assert_eq!(out, valid.iter().flat_map(|v| plain(v)).collect::<Vec<u8>>());
+        }
+    }
+}
