@@ -11,8 +11,8 @@
 #
 # Environment:
 #   CARGO_TARGET_DIR   builds go to $CARGO_TARGET_DIR/fuzz-<sanitizer> (default target/)
-#   SMOKE_RUNS         executions per target in smoke (default 200000)
-#   SMOKE_SECONDS      time cap per target in smoke (default 20)
+#   SMOKE_RUNS         executions per target in smoke (default 100000)
+#   SMOKE_SECONDS      time cap per target in smoke (default 15)
 #   FUZZ_SANITIZER     sanitizer for `long`: address (default) or none
 #   CARGO_BUILD_JOBS   cargo's own build parallelism, as usual
 set -euo pipefail
@@ -94,8 +94,8 @@ case "$cmd" in
     smoke)
         ensure_cargo_fuzz
         setup_sanitizer none
-        secs="${SMOKE_SECONDS:-20}"
-        runs="${SMOKE_RUNS:-200000}"
+        secs="${SMOKE_SECONDS:-15}"
+        runs="${SMOKE_RUNS:-100000}"
         echo "building every fuzz target (sanitizer none, into $target_dir)"
         cargo fuzz build "${fuzz_flags[@]}"
         scratch="$(mktemp -d)"

@@ -9,3 +9,9 @@
 
 pub mod arrays;
 pub mod byte_column;
+pub mod concat;
+pub mod digest;
+pub mod encode_cache;
+pub mod encode_utf16;
+pub mod search;
+pub mod text;
