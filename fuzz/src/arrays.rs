@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, LargeStringArray,
-    StringArray, StringViewArray,
+    Array, ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, LargeStringArray, StringArray,
+    StringViewArray,
 };
 use arrow_buffer::NullBuffer;
 
@@ -102,7 +102,8 @@ impl StrColumn {
     }
 
     fn nulls(&self) -> Option<NullBuffer> {
-        self.masked.then(|| self.rows.iter().map(|r| r.valid).collect())
+        self.masked
+            .then(|| self.rows.iter().map(|r| r.valid).collect())
     }
 }
 
@@ -135,7 +136,9 @@ impl ByteColumn {
     pub fn array(&self) -> ArrayRef {
         let values = self.values();
         let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-        let nulls = self.masked.then(|| self.rows.iter().map(|r| r.valid).collect());
+        let nulls = self
+            .masked
+            .then(|| self.rows.iter().map(|r| r.valid).collect());
         let full = build(&refs, nulls, self.layout);
         let r = self.window.range(self.rows.len());
         full.slice(r.start, r.len())

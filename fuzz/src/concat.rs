@@ -48,7 +48,12 @@ pub fn check(input: &Input) {
     // CONCAT.
     let n = output_rows(rows, any_col);
     let want: Vec<Option<String>> = (0..n)
-        .map(|i| args.iter().map(|a| a.value(i)).collect::<Option<Vec<_>>>().map(|v| v.concat()))
+        .map(|i| {
+            args.iter()
+                .map(|a| a.value(i))
+                .collect::<Option<Vec<_>>>()
+                .map(|v| v.concat())
+        })
         .collect();
     match concat::concat(&refs) {
         Ok(got) => {

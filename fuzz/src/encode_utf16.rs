@@ -12,8 +12,8 @@
 use arbitrary::Arbitrary;
 use arrow_array::cast::AsArray;
 use arrow_array::Array;
-use arrow_schema::DataType;
 use arrow_buffer::NullBuffer;
+use arrow_schema::DataType;
 use sluice_kernels::encode::{self, forced, Level};
 use sluice_kernels::Error;
 
@@ -81,6 +81,11 @@ pub struct Input {
     pub limit: u16,
     /// Arbitrary offsets (often invalid) for the error contract.
     pub raw_offsets: Vec<i64>,
+    /// The forced level this input runs (modulo the available ones): one
+    /// per input keeps executions fast; the fuzzer covers all of them.
+    pub level: u8,
+    /// Forced sizing: `Exact` rather than `UpperBound`.
+    pub exact: bool,
 }
 
 /// The reference: JDK `String.getBytes(UTF_8)` semantics.
@@ -98,9 +103,13 @@ pub fn reference(units: &[u16]) -> Vec<u8> {
     out
 }
 
-/// Levels this CPU runs.
-pub fn levels() -> impl Iterator<Item = Level> {
-    Level::ALL.into_iter().filter(|l| l.is_available())
+/// The `k`-th (modulo) of the levels this CPU runs.
+pub fn level(k: u8) -> Level {
+    let levels: Vec<Level> = Level::ALL
+        .into_iter()
+        .filter(|l| l.is_available())
+        .collect();
+    levels[k as usize % levels.len()]
 }
 
 /// Runs the check on one input; panics on a mismatch.
@@ -119,8 +128,9 @@ pub fn check(input: &Input) {
     for p in &input.tail {
         push_piece(p, &mut units);
     }
-    let nulls: Option<NullBuffer> =
-        input.masked.then(|| input.rows.iter().map(|r| r.valid).collect());
+    let nulls: Option<NullBuffer> = input
+        .masked
+        .then(|| input.rows.iter().map(|r| r.valid).collect());
     let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
 
     // One value at a time: every row, and the whole buffer as one value.
@@ -130,16 +140,27 @@ pub fn check(input: &Input) {
     for span in spans.clone().chain(std::iter::once(whole)) {
         let value = &units[span];
         let want = reference(value);
-        assert_eq!(encode::utf8_len(value), want.len(), "utf8_len of {value:04x?}");
+        assert_eq!(
+            encode::utf8_len(value),
+            want.len(),
+            "utf8_len of {value:04x?}"
+        );
         let mut out = input.prefix.clone();
         encode::encode_utf16_into(value, &mut out);
         assert_eq!(&out[..input.prefix.len()], &input.prefix[..], "prefix kept");
-        assert_eq!(&out[input.prefix.len()..], &want[..], "encode_utf16_into of {value:04x?}");
-        for level in levels() {
-            let mut out = input.prefix.clone();
-            forced::encode_utf16_into(level, value, &mut out).expect("available level");
-            assert_eq!(&out[input.prefix.len()..], &want[..], "{level:?} of {value:04x?}");
-        }
+        assert_eq!(
+            &out[input.prefix.len()..],
+            &want[..],
+            "encode_utf16_into of {value:04x?}"
+        );
+        let level = level(input.level);
+        let mut out = input.prefix.clone();
+        forced::encode_utf16_into(level, value, &mut out).expect("available level");
+        assert_eq!(
+            &out[input.prefix.len()..],
+            &want[..],
+            "{level:?} of {value:04x?}"
+        );
         expected_rows.push(want);
     }
     expected_rows.pop(); // the whole-buffer value
@@ -172,28 +193,33 @@ pub fn check(input: &Input) {
     let a = encode::utf16_to_large_utf8(&units, &offsets, nulls.as_ref()).expect("valid batch");
     check_batch("utf16_to_large_utf8", &a);
     let limit = input.limit as usize;
-    for level in levels() {
-        for sizing in [forced::Sizing::UpperBound, forced::Sizing::Exact] {
-            let what = format!("forced {level:?} {sizing:?}");
-            let a = forced::utf16_to_utf8(level, sizing, i32::MAX as usize, &units, &offsets, nulls.as_ref())
-                .expect("valid batch");
+    let level = level(input.level);
+    let sizing = if input.exact {
+        forced::Sizing::Exact
+    } else {
+        forced::Sizing::UpperBound
+    };
+    let what = format!("forced {level:?} {sizing:?}");
+    let a = forced::utf16_to_large_utf8(level, sizing, &units, &offsets, nulls.as_ref())
+        .expect("valid batch");
+    check_batch(&what, &a);
+    match forced::utf16_to_utf8(level, sizing, limit, &units, &offsets, nulls.as_ref()) {
+        Ok(a) => {
+            assert!(
+                total <= limit,
+                "{what}: {total} bytes accepted under limit {limit}"
+            );
             check_batch(&what, &a);
-            let a = forced::utf16_to_large_utf8(level, sizing, &units, &offsets, nulls.as_ref())
-                .expect("valid batch");
-            check_batch(&what, &a);
-            match forced::utf16_to_utf8(level, sizing, limit, &units, &offsets, nulls.as_ref()) {
-                Ok(a) => {
-                    assert!(total <= limit, "{what}: {total} bytes accepted under limit {limit}");
-                    check_batch(&what, &a);
-                }
-                Err(Error::OffsetOverflow { needed, limit: l }) => {
-                    assert!(total > limit, "{what}: {total} bytes fit limit {limit} but overflowed");
-                    assert_eq!(l, limit, "{what}: reported limit");
-                    assert!(needed > limit, "{what}: needed {needed} <= limit {limit}");
-                }
-                Err(e) => panic!("{what}: unexpected error {e}"),
-            }
         }
+        Err(Error::OffsetOverflow { needed, limit: l }) => {
+            assert!(
+                total > limit,
+                "{what}: {total} bytes fit limit {limit} but overflowed"
+            );
+            assert_eq!(l, limit, "{what}: reported limit");
+            assert!(needed > limit, "{what}: needed {needed} <= limit {limit}");
+        }
+        Err(e) => panic!("{what}: unexpected error {e}"),
     }
 
     // Arbitrary offsets: Ok exactly when a plain check accepts them.
@@ -204,7 +230,11 @@ pub fn check(input: &Input) {
             && raw[raw.len() - 1] as u64 <= units.len() as u64);
     match encode::utf16_to_utf8(&units, raw, None) {
         Ok(a) => {
-            assert!(acceptable, "accepted invalid offsets {raw:?} over {} units", units.len());
+            assert!(
+                acceptable,
+                "accepted invalid offsets {raw:?} over {} units",
+                units.len()
+            );
             assert_eq!(a.len(), raw.len().saturating_sub(1));
             for (i, w) in raw.windows(2).enumerate() {
                 let want = reference(&units[w[0] as usize..w[1] as usize]);
@@ -212,11 +242,18 @@ pub fn check(input: &Input) {
             }
         }
         Err(Error::InvalidArgument(_)) => {
-            assert!(!acceptable, "rejected valid offsets {raw:?} over {} units", units.len())
+            assert!(
+                !acceptable,
+                "rejected valid offsets {raw:?} over {} units",
+                units.len()
+            )
         }
         Err(e) => panic!("raw offsets: unexpected error {e}"),
     }
     // A mask of the wrong length is an error, never a panic.
     let wrong: NullBuffer = std::iter::repeat_n(true, input.rows.len() + 1).collect();
-    assert!(encode::utf16_to_utf8(&units, &offsets, Some(&wrong)).is_err(), "mask length");
+    assert!(
+        encode::utf16_to_utf8(&units, &offsets, Some(&wrong)).is_err(),
+        "mask length"
+    );
 }

@@ -165,8 +165,11 @@ fn split_index_ref(s: &str, sep: &str, idx: i32) -> Option<String> {
     if idx < 0 || s.is_empty() {
         return None;
     }
-    let tokens: Vec<&str> =
-        if sep.is_empty() { s.split(java_whitespace).collect() } else { s.split(sep).collect() };
+    let tokens: Vec<&str> = if sep.is_empty() {
+        s.split(java_whitespace).collect()
+    } else {
+        s.split(sep).collect()
+    };
     tokens.get(idx as usize).map(|t| t.to_string())
 }
 
@@ -192,16 +195,26 @@ pub fn check(input: &Input) {
 
     // POSITION / LOCATE.
     let n = output_rows(rows, s.is_column() || needle.is_column());
-    let want: Vec<Option<i32>> =
-        (0..n).map(|i| Some(locate_ref(&needle.value(i)?, &s.value(i)?, 1))).collect();
+    let want: Vec<Option<i32>> = (0..n)
+        .map(|i| Some(locate_ref(&needle.value(i)?, &s.value(i)?, 1)))
+        .collect();
     let got = search::position(nd.as_ref(), sd.as_ref()).expect("position");
     assert_eq!(ints(&got), want, "POSITION");
     let got = search::locate(nd.as_ref(), sd.as_ref(), None).expect("locate");
     assert_eq!(ints(&got), want, "LOCATE without from");
     if input.with_from {
-        let n = output_rows(rows, s.is_column() || needle.is_column() || input.int.column);
+        let n = output_rows(
+            rows,
+            s.is_column() || needle.is_column() || input.int.column,
+        );
         let want: Vec<Option<i32>> = (0..n)
-            .map(|i| Some(locate_ref(&needle.value(i)?, &s.value(i)?, input.int.value(i)?)))
+            .map(|i| {
+                Some(locate_ref(
+                    &needle.value(i)?,
+                    &s.value(i)?,
+                    input.int.value(i)?,
+                ))
+            })
             .collect();
         let from = input.int.datum(rows);
         let got = search::locate(nd.as_ref(), sd.as_ref(), Some(from.as_ref())).expect("locate");
@@ -210,7 +223,12 @@ pub fn check(input: &Input) {
 
     // INSTR: any result or a clean error, never a panic.
     let (start, nth) = (input.int.datum(rows), input.nth.datum(rows));
-    let _ = search::instr(sd.as_ref(), nd.as_ref(), Some(start.as_ref()), Some(nth.as_ref()));
+    let _ = search::instr(
+        sd.as_ref(),
+        nd.as_ref(),
+        Some(start.as_ref()),
+        Some(nth.as_ref()),
+    );
     let _ = search::instr(sd.as_ref(), nd.as_ref(), Some(start.as_ref()), None);
 
     // LIKE: the needle is the pattern.
@@ -239,12 +257,19 @@ pub fn check(input: &Input) {
         bad_literal = like_tokens(&p, escape).is_err();
         match LikePattern::new(&p, escape) {
             Ok(lp) => {
-                assert!(!bad_literal, "LikePattern::new({p:?}, {escape:?}) accepted a bad escape");
+                assert!(
+                    !bad_literal,
+                    "LikePattern::new({p:?}, {escape:?}) accepted a bad escape"
+                );
                 for i in 0..rows {
                     if let Some(sv) = s.value(i) {
                         let t = like_tokens(&p, escape).expect("checked");
                         let w = t.is_empty() || like_match(&t, &chars(&sv));
-                        assert_eq!(lp.matches(sv.as_bytes()), w, "{sv:?} LIKE {p:?} ESCAPE {escape:?}");
+                        assert_eq!(
+                            lp.matches(sv.as_bytes()),
+                            w,
+                            "{sv:?} LIKE {p:?} ESCAPE {escape:?}"
+                        );
                     }
                 }
             }
@@ -254,16 +279,28 @@ pub fn check(input: &Input) {
     }
     match search::like(sd.as_ref(), nd.as_ref(), escape) {
         Ok(got) => {
-            assert!(bad.is_none(), "LIKE accepted bad escape {bad:?} (escape {escape:?})");
+            assert!(
+                bad.is_none(),
+                "LIKE accepted bad escape {bad:?} (escape {escape:?})"
+            );
             if bad_literal {
-                assert!(got.iter().all(|v| v.is_none()), "LIKE evaluated a bad literal pattern");
+                assert!(
+                    got.iter().all(|v| v.is_none()),
+                    "LIKE evaluated a bad literal pattern"
+                );
             } else {
                 assert_eq!(bools(&got), want, "LIKE escape {escape:?}");
             }
         }
         Err(Error::Flink(m)) => {
-            assert!(bad.is_some() || bad_literal, "LIKE failed without a bad escape: {m}");
-            assert!(m.contains("Invalid escape sequence"), "LIKE error {m:?} ({bad:?})");
+            assert!(
+                bad.is_some() || bad_literal,
+                "LIKE failed without a bad escape: {m}"
+            );
+            assert!(
+                m.contains("Invalid escape sequence"),
+                "LIKE error {m:?} ({bad:?})"
+            );
         }
         Err(e) => panic!("LIKE: unexpected error {e}"),
     }
@@ -282,7 +319,10 @@ pub fn check(input: &Input) {
     assert_eq!(strs(&got), want, "REPLACE");
 
     // SPLIT_INDEX(s, needle, int).
-    let n = output_rows(rows, s.is_column() || needle.is_column() || input.int.column);
+    let n = output_rows(
+        rows,
+        s.is_column() || needle.is_column() || input.int.column,
+    );
     let want: Vec<Option<String>> = (0..n)
         .map(|i| split_index_ref(&s.value(i)?, &needle.value(i)?, input.int.value(i)?))
         .collect();

@@ -12,8 +12,30 @@ use crate::arrays::{build, ByteLayout, StrLayout};
 /// escape candidates, Java whitespace and line terminators (and look-alikes
 /// that are neither), 2-, 3- and 4-byte UTF-8.
 pub const ALPHABET: [char; 24] = [
-    'a', 'b', 'c', 'a', 'b', '%', '_', '\\', '#', ' ', '\n', '\r', '\t', '\u{1c}', '\u{85}',
-    '\u{a0}', '\u{2028}', '\u{3000}', '\u{180e}', 'ñ', '€', '😀', '\u{10ffff}', ',',
+    'a',
+    'b',
+    'c',
+    'a',
+    'b',
+    '%',
+    '_',
+    '\\',
+    '#',
+    ' ',
+    '\n',
+    '\r',
+    '\t',
+    '\u{1c}',
+    '\u{85}',
+    '\u{a0}',
+    '\u{2028}',
+    '\u{3000}',
+    '\u{180e}',
+    'ñ',
+    '€',
+    '😀',
+    '\u{10ffff}',
+    ',',
 ];
 
 /// A string over [`ALPHABET`].
@@ -23,7 +45,10 @@ pub struct Text(pub Vec<u8>);
 impl Text {
     /// The string.
     pub fn string(&self) -> String {
-        self.0.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()]).collect()
+        self.0
+            .iter()
+            .map(|b| ALPHABET[*b as usize % ALPHABET.len()])
+            .collect()
     }
 }
 
@@ -54,11 +79,17 @@ pub struct StrArg {
 impl StrArg {
     /// Row `i`'s value.
     pub fn value(&self, i: usize) -> Option<String> {
-        let i = if matches!(self.form, Form::Scalar) { 0 } else { i };
+        let i = if matches!(self.form, Form::Scalar) {
+            0
+        } else {
+            i
+        };
         if self.values.is_empty() {
             return None;
         }
-        self.values[i % self.values.len()].as_ref().map(Text::string)
+        self.values[i % self.values.len()]
+            .as_ref()
+            .map(Text::string)
     }
 
     /// Whether this is a column.
@@ -76,8 +107,10 @@ impl StrArg {
                     .map(|i| Some(format!("lead{i}")))
                     .chain((0..rows).map(|i| self.value(i)))
                     .collect();
-                let bytes: Vec<&[u8]> =
-                    vals.iter().map(|v| v.as_deref().unwrap_or("under-null").as_bytes()).collect();
+                let bytes: Vec<&[u8]> = vals
+                    .iter()
+                    .map(|v| v.as_deref().unwrap_or("under-null").as_bytes())
+                    .collect();
                 let nulls: NullBuffer = vals.iter().map(Option::is_some).collect();
                 let full: ArrayRef = build(&bytes, Some(nulls), ByteLayout::Str(layout));
                 Box::new(full.slice(lead, rows))
@@ -99,9 +132,20 @@ impl IntVal {
     /// The value.
     pub fn get(self) -> i32 {
         match self {
-            IntVal::Small(k) => {
-                [-3, -2, -1, 0, 1, 2, 3, 4, 5, i32::MIN, i32::MAX, i32::MIN + 1][k as usize % 12]
-            }
+            IntVal::Small(k) => [
+                -3,
+                -2,
+                -1,
+                0,
+                1,
+                2,
+                3,
+                4,
+                5,
+                i32::MIN,
+                i32::MAX,
+                i32::MIN + 1,
+            ][k as usize % 12],
             IntVal::Any(v) => v,
         }
     }
@@ -129,7 +173,9 @@ impl IntArg {
     /// The argument as a `Datum`.
     pub fn datum(&self, rows: usize) -> Box<dyn Datum> {
         if self.column {
-            Box::new(Int32Array::from((0..rows).map(|i| self.value(i)).collect::<Vec<_>>()))
+            Box::new(Int32Array::from(
+                (0..rows).map(|i| self.value(i)).collect::<Vec<_>>(),
+            ))
         } else {
             Box::new(Scalar::new(Int32Array::from(vec![self.value(0)])))
         }
