@@ -8,7 +8,7 @@
 
 use arrow_array::types::{ByteArrayType, ByteViewType};
 use arrow_array::{Array, GenericByteArray, GenericByteViewArray};
-use arrow_buffer::{ArrowNativeType, NullBuffer};
+use arrow_buffer::ArrowNativeType;
 use arrow_schema::DataType;
 
 use crate::error::{invalid_arg, Result};
@@ -93,12 +93,6 @@ pub fn unsupported_type(dt: &DataType, allow_binary: bool) -> crate::Error {
         "Utf8, LargeUtf8 or Utf8View"
     };
     invalid_arg(format!("expected {expected}, got {dt}"))
-}
-
-/// Whether row `i` is valid under an optional NULL mask.
-#[inline(always)]
-pub(crate) fn is_valid(nulls: Option<&NullBuffer>, i: usize) -> bool {
-    nulls.is_none_or(|n| n.is_valid(i))
 }
 
 /// Checks that `needed` value bytes fit an `i32`-offset array.

@@ -136,12 +136,11 @@ fn ref_match(p: &[P], s: &[char]) -> bool {
     }
 }
 
-/// LIKE; `literal` = scalar pattern (Flink's quick-path quirk for '').
+/// LIKE; `literal` = scalar pattern (Flink's quick path; the empty pattern
+/// matches only '' on both paths, so the flag no longer changes the answer).
 fn ref_like(s: &str, p: &str, esc: Option<char>, literal: bool) -> Option<bool> {
+    let _ = literal;
     let toks = ref_parse(p, esc)?;
-    if literal && p.is_empty() {
-        return Some(true);
-    }
     let cs: Vec<char> = s.chars().collect();
     Some(ref_match(&toks, &cs))
 }
@@ -447,12 +446,14 @@ fn like_dyn1(s: &str, p: &str) -> bool {
     like(&StringArray::from(vec![s]), &StringArray::from(vec![p]), None).unwrap().value(0)
 }
 
-/// `SqlLikeChainChecker` (Flink 1.20 / 2.0 trees): the empty literal
-/// pattern has no chunks and matches every string; a non-literal '' goes to
-/// `SqlLikeUtils.like` (regex '') and matches only ''.
+/// `SqlLikeChainChecker.check` (apache/flink master, `isEmptyPattern`;
+/// FLINK-39396 kept its semantics): the empty literal pattern returns false
+/// early when the input is not empty. A non-literal '' goes to
+/// `SqlLikeUtils.like` (regex '') and also matches only ''. An all-`%`
+/// pattern matches everything.
 #[test]
-fn flink_like_empty_pattern_quirk() {
-    assert!(like1("abc", "", None).unwrap());
+fn flink_like_empty_pattern() {
+    assert!(!like1("abc", "", None).unwrap());
     assert!(like1("", "", None).unwrap());
     assert!(!like_dyn1("abc", ""));
     assert!(like_dyn1("", ""));
@@ -605,7 +606,8 @@ fn mismatched_lengths_and_types_are_errors() {
 #[test]
 fn like_pattern_api() {
     let p = LikePattern::new("", None).unwrap();
-    assert!(p.matches(b"x"));
+    assert!(!p.matches(b"x"));
+    assert!(p.matches(b""));
     let p = LikePattern::new_dynamic("", None).unwrap();
     assert!(!p.matches(b"x"));
     let p = LikePattern::new("%a_c%", None).unwrap();

@@ -107,7 +107,7 @@ impl LikePattern {
 
     /// Compiles a pattern as Flink evaluates a **non-literal** pattern
     /// (`SqlLikeUtils.like`, a regex): like [`new`](Self::new) except that
-    /// the empty pattern matches only the empty string.
+    /// an escape of `'\0'` is rejected as on Flink's regex path.
     ///
     /// # Errors
     /// As [`new`](Self::new).
@@ -203,12 +203,16 @@ impl LikePattern {
         self.kind = if has_one {
             Kind::Chain
         } else if self.segs.is_empty() {
-            if self.no_star && dynamic {
-                // Regex '' matches only ''.
+            if self.no_star {
+                // The empty pattern matches only ''. Regex path: regex ''.
+                // Literal path: SqlLikeChainChecker.check returns false
+                // early when "the pattern is empty but the input is not"
+                // (its `isEmptyPattern` flag, kept by FLINK-39396). Older
+                // trees matched every string here; current Flink and the SQL
+                // standard do not.
                 Kind::Exact
             } else {
-                // All `%`, or the literal '' (SqlLikeChainChecker with no
-                // chunks matches every string).
+                // Only `%`s: matches every string.
                 Kind::MatchAll
             }
         } else if self.segs.len() == 1 {
