@@ -37,7 +37,7 @@ fn check_all(units: &[u16], expected: &[u8]) {
         let mut out = Vec::new();
         forced::encode_utf16_into(level, units, &mut out).unwrap();
         assert_eq!(out, expected, "level {level:?}, units {units:04x?}");
-        for sizing in [Sizing::UpperBound, Sizing::Exact] {
+        for sizing in [Sizing::Optimistic, Sizing::Exact, Sizing::UpperBound] {
             let arr = forced::utf16_to_utf8(level, sizing, i32::MAX as usize, units, &[0, units.len() as i64], None)
                 .unwrap();
             assert_eq!(arr.value(0).as_bytes(), expected, "batch {level:?} {sizing:?}");
@@ -224,7 +224,7 @@ proptest! {
         let large = utf16_to_large_utf8(&b.units, &b.offsets, nulls).unwrap();
         check_batch(&b, &large, |r| large.value(r).as_bytes().to_vec());
         for level in levels() {
-            for sizing in [Sizing::UpperBound, Sizing::Exact] {
+            for sizing in [Sizing::Optimistic, Sizing::Exact, Sizing::UpperBound] {
                 let arr = forced::utf16_to_utf8(level, sizing, i32::MAX as usize, &b.units, &b.offsets, nulls).unwrap();
                 check_batch(&b, &arr, |r| arr.value(r).as_bytes().to_vec());
                 let large = forced::utf16_to_large_utf8(level, sizing, &b.units, &b.offsets, nulls).unwrap();
@@ -295,14 +295,26 @@ fn offset_overflow_detected() {
     // 10 × 'é' = 20 bytes; the 3-bytes-per-unit bound (30) exceeds a limit
     // of 20 and 19, so the exact length decides.
     let units = vec![0xE9u16; 10];
-    let ok = forced::utf16_to_utf8(Level::Scalar, Sizing::UpperBound, 20, &units, &[0, 5, 10], None).unwrap();
-    assert_eq!(ok.value(1), "ééééé");
-    let err = forced::utf16_to_utf8(Level::Scalar, Sizing::UpperBound, 19, &units, &[0, 5, 10], None).unwrap_err();
+    for sizing in [Sizing::Optimistic, Sizing::Exact, Sizing::UpperBound] {
+        let ok = forced::utf16_to_utf8(Level::Scalar, sizing, 20, &units, &[0, 5, 10], None).unwrap();
+        assert_eq!(ok.value(1), "ééééé");
+        let err = forced::utf16_to_utf8(Level::Scalar, sizing, 19, &units, &[0, 5, 10], None).unwrap_err();
+        assert!(matches!(err, Error::OffsetOverflow { needed: 20, limit: 19 }), "{sizing:?}: {err:?}");
+        // NULL rows do not count towards the limit.
+        let nulls = NullBuffer::from(vec![true, false]);
+        let ok = forced::utf16_to_utf8(Level::Scalar, sizing, 10, &units, &[0, 5, 10], Some(&nulls)).unwrap();
+        assert_eq!(ok.value(0), "ééééé");
+    }
+    // The optimistic guess (1 byte per unit) is overtaken mid-batch: the
+    // exact pass over the remaining rows must include the rows already
+    // written in the total it checks.
+    let mut units: Vec<u16> = vec![b'a' as u16; 8];
+    units.extend([0x20ACu16; 4]); // 12 bytes
+    let offsets = [0, 4, 8, 12];
+    let ok = forced::utf16_to_utf8(Level::Scalar, Sizing::Optimistic, 20, &units, &offsets, None).unwrap();
+    assert_eq!(ok.value(2), "€€€€");
+    let err = forced::utf16_to_utf8(Level::Scalar, Sizing::Optimistic, 19, &units, &offsets, None).unwrap_err();
     assert!(matches!(err, Error::OffsetOverflow { needed: 20, limit: 19 }), "{err:?}");
-    // NULL rows do not count towards the limit.
-    let nulls = NullBuffer::from(vec![true, false]);
-    let ok = forced::utf16_to_utf8(Level::Scalar, Sizing::UpperBound, 10, &units, &[0, 5, 10], Some(&nulls)).unwrap();
-    assert_eq!(ok.value(0), "ééééé");
 }
 
 /// Per row, not across rows: a high surrogate ending one row and a low one

@@ -11,13 +11,15 @@ use crate::error::{invalid_arg, Error, Result};
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sizing {
-    /// 3 bytes per input unit, then an in-place shrink to the bytes used
-    /// (one pass over the input).
+    /// One byte per input unit (exact for ASCII, no length pass); if a row
+    /// might not fit, one exact length pass over the remaining rows and one
+    /// reallocation to the exact total.
     #[default]
-    UpperBound,
-    /// An exact [`utf8_len`](super::utf8_len) pass per row first (two passes,
-    /// no over-allocation).
+    Optimistic,
+    /// An exact [`utf8_len`](super::utf8_len) pass over all rows first.
     Exact,
+    /// 3 bytes per input unit, then an in-place shrink to the bytes used.
+    UpperBound,
 }
 
 /// Encodes a batch of UTF-16 values to a [`StringArray`].
@@ -126,8 +128,10 @@ fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) 
     if first < 0 {
         return Err(invalid_arg(format!("offset of row 0 is negative: {first}")));
     }
-    for (row, w) in offsets.windows(2).enumerate() {
-        if w[1] < w[0] {
+    // A branch-free pass the compiler vectorises; the row is looked for only
+    // when it fails.
+    if !offsets.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1])) {
+        if let Some((row, w)) = offsets.windows(2).enumerate().find(|(_, w)| w[1] < w[0]) {
             return Err(invalid_arg(format!(
                 "offsets decrease at row {row}: start {} > end {}",
                 w[0], w[1]
@@ -144,12 +148,13 @@ fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) 
     Ok(rows)
 }
 
-/// Exact bytes of the non-NULL rows.
-fn exact_len(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> usize {
+/// Exact bytes of the non-NULL rows `first_row..` (`offsets` starts at
+/// that row's offset).
+fn exact_len(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>, first_row: usize) -> usize {
     offsets
         .windows(2)
         .enumerate()
-        .filter(|(r, _)| nulls.is_none_or(|n| n.is_valid(*r)))
+        .filter(|(r, _)| nulls.is_none_or(|n| n.is_valid(first_row + r)))
         .map(|(_, w)| scalar::utf8_len(&units[w[0] as usize..w[1] as usize]))
         .sum()
 }
@@ -172,45 +177,75 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
         (Some(&a), Some(&b)) => (b - a) as usize,
         _ => 0,
     };
-    let bound = span.saturating_mul(3);
-    let capacity = if sizing == Sizing::Exact || bound > limit {
-        let exact = exact_len(units, offsets, nulls);
-        check_limit(exact, limit)?;
-        exact + scalar::WRITE_SLACK
-    } else {
-        bound + scalar::WRITE_SLACK
+    // `capacity_ok`: the capacity holds every remaining row's worst case
+    // (3 bytes per unit) or the exact total, so no per-row check is needed.
+    let (capacity, mut capacity_ok) = match sizing {
+        Sizing::UpperBound if span.saturating_mul(3) <= limit => (span * 3, true),
+        // Every non-NULL unit yields at least one byte, so a span within the
+        // limit is the only case where the optimistic guess can be right.
+        Sizing::Optimistic if span <= limit => (span, false),
+        _ => {
+            let exact = exact_len(units, offsets, nulls, 0);
+            check_limit(exact, limit)?;
+            (exact, true)
+        }
     };
 
-    let mut values: Vec<u8> = Vec::with_capacity(capacity);
+    let mut values: Vec<u8> = Vec::with_capacity(capacity + scalar::WRITE_SLACK);
     let mut out_offsets: Vec<O> = Vec::with_capacity(rows + 1);
     out_offsets.push(O::usize_as(0));
-    // Resolve the dispatch once per batch; short rows still take the
-    // portable encoder inline.
-    let dispatched = kernel.is_none();
+    // Resolve the dispatch once per batch. (Short rows go through it too:
+    // inlining the portable encoder into this loop measured slower, and
+    // every level handles short rows itself.)
     let f = kernel.unwrap_or_else(crate::arch::encode_fn);
-    let dst = values.as_mut_ptr();
+    let mut dst = values.as_mut_ptr();
     let base = units.as_ptr();
     let mut o = 0usize;
+    // Once the cache is bypassed, rows take the plain path right here and
+    // are counted in bulk, so a bypassed cache costs no more than none.
+    let mut cache_active = cache.as_deref().is_some_and(|c| !c.is_bypassed());
+    let mut bypassed_rows = 0u64;
     for (r, w) in offsets.windows(2).enumerate() {
         if nulls.is_none_or(|n| n.is_valid(r)) {
             let (s, e) = (w[0] as usize, w[1] as usize);
             let len = e - s;
-            // SAFETY: `s..e` is within `units` (checked offsets). Row bytes
-            // written so far (`o`) plus this row's `3 * len` (or exact
-            // length) plus WRITE_SLACK is within `capacity`, which is the
-            // bound (or exact total) of all rows plus WRITE_SLACK.
+            if !capacity_ok && o + 3 * len > capacity {
+                // This row might not fit: size the rest exactly, once.
+                let rest = exact_len(units, &offsets[r..], nulls, r);
+                check_limit(o + rest, limit)?;
+                // SAFETY: the encoders initialised `values[..o]`.
+                unsafe { values.set_len(o) };
+                values.reserve_exact(rest + scalar::WRITE_SLACK);
+                dst = values.as_mut_ptr();
+                capacity_ok = true;
+            }
+            // SAFETY: `s..e` is within `units` (checked offsets). The spare
+            // capacity from `o` is at least this row's `3 * len` (checked
+            // just above) or, once `capacity_ok`, the exact bytes of this and
+            // every later row; plus WRITE_SLACK in both cases.
             o += unsafe {
                 let src = base.add(s);
                 let d = dst.add(o);
                 match cache.as_deref_mut() {
-                    Some(c) => c.encode_row(kernel, core::slice::from_raw_parts(src, len), d),
-                    None if dispatched && len < super::SHORT_INPUT => scalar::encode(src, len, d),
-                    None => f(src, len, d),
+                    Some(c) if cache_active => {
+                        let n = c.encode_row(kernel, core::slice::from_raw_parts(src, len), d);
+                        cache_active = !c.is_bypassed();
+                        n
+                    }
+                    _ => {
+                        bypassed_rows += 1;
+                        f(src, len, d)
+                    }
                 }
             };
         }
         // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
         out_offsets.push(O::usize_as(o));
+    }
+    if let Some(c) = cache {
+        // Without a cache this count is meaningless and dropped; with one,
+        // the plain arm above only ran while it was bypassed.
+        c.add_bypassed_rows(bypassed_rows);
     }
     // SAFETY: the encoders initialised exactly `values[..o]`.
     unsafe { values.set_len(o) };

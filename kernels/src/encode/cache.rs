@@ -48,7 +48,25 @@ pub struct EncodeCacheStats {
 }
 
 /// A UTF-16 → UTF-8 encoder with a one-entry repeated-value cache (the
-/// VarChar writer's cache; see the [module docs](self) for the policy).
+/// VarChar writer's cache).
+///
+/// It keeps the previous value's UTF-16 units and UTF-8 bytes as owned
+/// copies (never a view into an input or output buffer); an equal
+/// consecutive value copies those bytes into the output instead of being
+/// encoded (cells are never shared). Policy:
+/// - values above [`MAX_CACHED_UNITS`] UTF-16 units are not eligible: they
+///   are encoded plainly and neither read nor change the cache;
+/// - after [`MAX_CONSECUTIVE_MISSES`] consecutive eligible misses the cache
+///   frees its buffers and is bypassed for the rest of its lifetime; a hit
+///   resets the consecutive-miss counter;
+/// - NULL rows (in [`utf16_to_utf8_cached`](super::utf16_to_utf8_cached))
+///   do not touch it.
+///
+/// # Performance
+///
+/// A hit is a comparison plus a copy, so it pays off when encoding is
+/// costly (non-ASCII text); for ASCII the SIMD encoder is as fast as the
+/// comparison alone (see the `encode_cache` bench).
 ///
 /// ```
 /// use sluice_kernels::encode::CachedEncoder;
@@ -81,6 +99,17 @@ impl CachedEncoder {
     /// The counters so far.
     pub fn stats(&self) -> EncodeCacheStats {
         self.stats
+    }
+
+    /// Whether the cache has been released for good.
+    #[inline]
+    pub(crate) fn is_bypassed(&self) -> bool {
+        self.stats.bypassed
+    }
+
+    /// Counts rows a batch encoded plainly because the cache was bypassed.
+    pub(crate) fn add_bypassed_rows(&mut self, rows: u64) {
+        self.stats.bypassed_rows += rows;
     }
 
     /// Heap bytes the cache currently retains (0 once bypassed). For tests.

@@ -29,9 +29,11 @@
 //!
 //! ASCII is narrowed 16 (SSE2), 32 (AVX2) or 64 (AVX-512BW) code units per
 //! step; the best level is picked once at run time and cached as a function
-//! pointer. A block that holds a non-ASCII unit is encoded by the portable
-//! encoder (branch-free for 2-/3-byte characters), then SIMD resumes at the
-//! next block. Values shorter than 16 units skip the dispatch altogether.
+//! pointer. On SSE2/AVX2 a block that holds a non-ASCII unit is encoded by
+//! the portable encoder (branch-free for 2-/3-byte characters), then SIMD
+//! resumes at the next block; the AVX-512 level (with VBMI2) also encodes
+//! 1-/2-/3-byte mixes 16 units at a time, leaving only blocks with
+//! surrogates to the portable encoder. Values shorter than 16 units skip the dispatch altogether.
 //! A batch sizes its values buffer once (3 bytes per input unit, then gives
 //! the unused tail back with one in-place shrink) and its offsets once; no
 //! per-row allocation.
@@ -132,7 +134,8 @@ pub enum Level {
     Sse2,
     /// AVX2, 32 units per step.
     Avx2,
-    /// AVX-512F + BW, 64 units per step, masked tails.
+    /// AVX-512F/BW/VBMI2 + BMI2: 64 ASCII units per step, 16 mixed units
+    /// per step (byte compress), masked tails.
     Avx512,
 }
 
@@ -160,7 +163,7 @@ impl Level {
             Level::Avx2 => arch::x86_64::has_avx2().then_some(arch::x86_64::encode::encode_avx2 as EncodeFn),
             #[cfg(target_arch = "x86_64")]
             Level::Avx512 => {
-                arch::x86_64::has_avx512bw().then_some(arch::x86_64::encode::encode_avx512 as EncodeFn)
+                arch::x86_64::has_avx512().then_some(arch::x86_64::encode::encode_avx512 as EncodeFn)
             }
             #[cfg(not(target_arch = "x86_64"))]
             _ => None,

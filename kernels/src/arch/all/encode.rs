@@ -127,13 +127,14 @@ pub(crate) unsafe fn encode_range(
 pub(crate) fn utf8_len(units: &[u16]) -> usize {
     let mut total = units.len();
     let mut surrogates = 0usize;
-    // u32 lane sums cannot overflow within a chunk of 2^16 units.
-    for chunk in units.chunks(1 << 16) {
-        let mut extra = 0u32;
-        let mut sur = 0u32;
+    // u16 lane sums (at most 2 per unit) cannot overflow within 2^14 units,
+    // which lets the compiler use 8/16 lanes per vector.
+    for chunk in units.chunks(1 << 14) {
+        let mut extra = 0u16;
+        let mut sur = 0u16;
         for &c in chunk {
-            extra += (c >= 0x80) as u32 + (c >= 0x800) as u32;
-            sur += (c & 0xF800 == 0xD800) as u32;
+            extra += (c >= 0x80) as u16 + (c >= 0x800) as u16;
+            sur += (c & 0xF800 == 0xD800) as u16;
         }
         total += extra as usize;
         surrogates += sur as usize;

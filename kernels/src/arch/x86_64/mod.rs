@@ -19,15 +19,20 @@ pub(crate) fn has_avx2() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
-/// Whether the CPU running us has AVX-512F and AVX-512BW.
+/// Whether the CPU running us has what the AVX-512 level uses: AVX-512F,
+/// AVX-512BW, AVX-512VBMI2 (byte compress) and BMI2 (Ice Lake, Zen 4 and
+/// later; Skylake-X lacks VBMI2 and gets the AVX2 level).
 #[inline]
-pub(crate) fn has_avx512bw() -> bool {
-    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+pub(crate) fn has_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vbmi2")
+        && std::is_x86_feature_detected!("bmi2")
 }
 
 /// The best UTF-16 → UTF-8 encoder for this CPU.
 pub(crate) fn best_encode() -> EncodeFn {
-    if has_avx512bw() {
+    if has_avx512() {
         encode::encode_avx512
     } else if has_avx2() {
         encode::encode_avx2
