@@ -15,3 +15,4 @@ pub mod encode_cache;
 pub mod encode_utf16;
 pub mod search;
 pub mod text;
+pub mod transpose;
