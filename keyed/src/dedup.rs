@@ -1,0 +1,367 @@
+//! Deduplication (`ROW_NUMBER() OVER (PARTITION BY key ORDER BY time) = 1`).
+//!
+//! Each variant follows its Flink function (`flink-table-runtime/.../operators/deduplicate/`,
+//! flink-formats.md §7.2), state TTL off; the input must be insert-only
+//! (`DeduplicateFunctionHelper.checkInsertOnly`):
+//!
+//! | keep / order | Flink function | emits |
+//! | --- | --- | --- |
+//! | first, proctime | `ProcTimeDeduplicateKeepFirstRowFunction` (`processFirstRowOnProcTime`) | `+I` for the first row of a key, then nothing |
+//! | last, proctime | `ProcTimeDeduplicateKeepLastRowFunction` (`processLastRowOnProcTime`) | `+I` first; then `-U prev`/`+U cur`, nothing if `cur` equals `prev`; without update-before and insert: `+U` for every row, stateless |
+//! | last, rowtime | `RowTimeDeduplicateFunction(keepLastRow = true)` | replaces when `prev.time <= cur.time` (ties replace): `+I` first, then `-U prev`/`+U cur` |
+//! | first, rowtime | `RowTimeDeduplicateFunction(keepLastRow = false)` | replaces when `cur.time < prev.time` (ties keep the first): `+I` first, then `-U prev`/`+U cur` |
+//!
+//! Rowtime variants decide with `DeduplicateFunctionHelper.isDuplicate` /
+//! `shouldKeepCurrentRow` and emit with `updateDeduplicateResult` (no
+//! equality check). The time column is read like Flink's `getLong`: an
+//! Int64 or `Timestamp(Millisecond)` column; a NULL reads as 0, as the zeroed
+//! slot of a NULL field in a `BinaryRowData` does.
+//!
+//! # Performance
+//! Keep-first probes borrow the batch's key bytes and copy a key once; its
+//! output is taken from the input batch. Keep-last stores the row as an
+//! `Arc<[u8]>`: a replacing row is copied once into state, the `-U` moves the
+//! replaced payload out, and an ignored (stale or equal) row allocates nothing.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, TimestampMillisecondType};
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow_schema::{DataType, SchemaRef, TimeUnit};
+use arrow_select::take::take;
+use hashbrown::hash_map::EntryRef;
+
+use crate::error::{invalid_arg, Error, Result};
+use crate::flink_hash::{check_parallelism, KeyGroupRange};
+use crate::group_agg::check_schema;
+use crate::key_encoder::{KeyBlock, KeyPlan};
+use crate::payload::PayloadCodec;
+use crate::row_kind::{check_kinds_len, RowKind};
+use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
+use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
+
+/// Which row of a key survives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Keep {
+    /// The first row (`ORDER BY time ASC`).
+    First,
+    /// The last row (`ORDER BY time DESC`).
+    Last,
+}
+
+/// What "first" and "last" are measured by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DedupOrder {
+    /// Arrival order (processing time).
+    ProcTime,
+    /// An event-time column (Int64 or `Timestamp(Millisecond)`), compared as
+    /// epoch millis.
+    RowTime {
+        /// Column index of the time attribute.
+        column: usize,
+    },
+}
+
+/// Options of [`Deduplicate`].
+#[derive(Clone, Debug)]
+pub struct DedupOptions {
+    /// First or last row.
+    pub keep: Keep,
+    /// Arrival order or an event-time column.
+    pub order: DedupOrder,
+    /// Emit `-U` before `+U` (Flink's `generateUpdateBefore`). Default true.
+    pub generate_update_before: bool,
+    /// Emit `+I` for the first row of a key (Flink's `generateInsert`,
+    /// `table.exec.deduplicate.insert-update-after-sensitive-enabled`). Default true.
+    pub generate_insert: bool,
+    /// Flink max parallelism, for grouping snapshots by key group. Default 128.
+    pub max_parallelism: i32,
+    /// Retained-bytes budget; an insert that would exceed it is an error.
+    pub state_budget: Option<usize>,
+}
+
+impl DedupOptions {
+    /// Defaults (update-before and insert on, max parallelism 128, no budget).
+    pub fn new(keep: Keep, order: DedupOrder) -> Self {
+        DedupOptions { keep, order, generate_update_before: true, generate_insert: true, max_parallelism: 128, state_budget: None }
+    }
+}
+
+struct Stored {
+    payload: Arc<[u8]>,
+    time: i64,
+}
+
+/// A streaming deduplication.
+pub struct Deduplicate {
+    schema: SchemaRef,
+    key_columns: Vec<usize>,
+    key_plan: KeyPlan,
+    opts: DedupOptions,
+    fingerprint: u64,
+    /// Keep-first by proctime: only "seen".
+    seen: ByteKeyMap<()>,
+    /// Every other variant: the kept row and its time.
+    kept: ByteKeyMap<Stored>,
+    block: KeyBlock,
+    codec: PayloadCodec,
+    emit_rows: Vec<u32>,
+    acct: Accounting,
+    owned_key_probe: bool,
+}
+
+impl Deduplicate {
+    /// A deduplication of batches of `schema` on `key_columns`.
+    ///
+    /// # Errors
+    /// Unsupported key types, a rowtime column that is not Int64 or
+    /// `Timestamp(Millisecond)`, bad max parallelism.
+    pub fn new(schema: SchemaRef, key_columns: Vec<usize>, opts: DedupOptions) -> Result<Self> {
+        check_parallelism(opts.max_parallelism, 1)?;
+        let key_plan = KeyPlan::new(&schema, &key_columns)?;
+        if let DedupOrder::RowTime { column } = opts.order {
+            let f = schema.fields().get(column).ok_or_else(|| invalid_arg(format!("rowtime column {column} out of range")))?;
+            if !matches!(f.data_type(), DataType::Int64 | DataType::Timestamp(TimeUnit::Millisecond, _)) {
+                return Err(Error::UnsupportedType { column, data_type: f.data_type().clone(), role: "a rowtime attribute" });
+            }
+        }
+        let fingerprint = fnv1a(
+            format!("dedup|{:?}|{key_columns:?}|{:?}|{:?}", schema.fields(), opts.keep, opts.order).as_bytes(),
+        );
+        Ok(Deduplicate {
+            key_plan,
+            codec: PayloadCodec::new(schema.clone())?,
+            schema,
+            key_columns,
+            acct: Accounting::new(opts.state_budget),
+            opts,
+            fingerprint,
+            seen: ByteKeyMap::default(),
+            kept: ByteKeyMap::default(),
+            block: KeyBlock::new(),
+            emit_rows: Vec::new(),
+            owned_key_probe: false,
+        })
+    }
+
+    fn first_by_proctime(&self) -> bool {
+        self.opts.keep == Keep::First && self.opts.order == DedupOrder::ProcTime
+    }
+
+    /// Keys in state.
+    pub fn num_keys(&self) -> usize {
+        self.seen.len() + self.kept.len()
+    }
+
+    /// Retained state bytes (keys, stored rows, per-entry overhead estimate).
+    pub fn size(&self) -> usize {
+        self.acct.bytes
+    }
+
+    /// Processes one insert-only batch.
+    ///
+    /// # Errors
+    /// A row kind other than `+I` ([`Error::UnexpectedRowKind`]), schema or
+    /// length mismatch, [`Error::StateBudgetExceeded`].
+    pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
+        check_schema(&self.schema, batch)?;
+        check_kinds_len(row_kinds, batch.num_rows())?;
+        if let Some(row) = row_kinds.iter().position(|k| *k != RowKind::Insert) {
+            return Err(Error::UnexpectedRowKind { row, kind: row_kinds[row].to_byte(), operator: "Deduplicate" });
+        }
+        if self.opts.keep == Keep::Last
+            && self.opts.order == DedupOrder::ProcTime
+            && !self.opts.generate_update_before
+            && !self.opts.generate_insert
+        {
+            // processLastRowOnProcTime: stateless, +U for every row.
+            return Ok((batch.clone(), vec![RowKind::UpdateAfter; batch.num_rows()]));
+        }
+        self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
+        if self.first_by_proctime() {
+            return self.process_first_proctime(batch);
+        }
+        self.codec.encode(batch)?;
+        let times = match self.opts.order {
+            DedupOrder::ProcTime => None,
+            DedupOrder::RowTime { column } => Some(TimeCol::new(batch.column(column))),
+        };
+        let first_kind = if self.opts.generate_update_before || self.opts.generate_insert {
+            RowKind::Insert
+        } else {
+            RowKind::UpdateAfter
+        };
+        let Self { kept, block, codec, acct, opts, owned_key_probe, .. } = self;
+        let owned_key_probe = *owned_key_probe;
+        let mut owned_key: Vec<u8>;
+        for i in 0..batch.num_rows() {
+            let key = if owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                &owned_key[..]
+            } else {
+                block.row(i)
+            };
+            let time = times.as_ref().map_or(0, |t| t.get(i));
+            match kept.entry_ref(&KeyProbe(key)) {
+                EntryRef::Vacant(v) => {
+                    let cur = codec.row(i);
+                    let add = key.len() + cur.len() + ENTRY_OVERHEAD;
+                    acct.check(add)?;
+                    acct.charge(add);
+                    v.insert_with_key(Box::from(key), Stored { payload: Arc::from(cur), time });
+                    codec.emit_input(i, first_kind);
+                }
+                EntryRef::Occupied(mut e) => {
+                    let s = e.get_mut();
+                    let replace = match (opts.order, opts.keep) {
+                        // processLastRowOnProcTime: equal rows emit nothing.
+                        (DedupOrder::ProcTime, _) => *s.payload != *codec.row(i),
+                        // isDuplicate(keepLastRow = true): prev <= cur.
+                        (DedupOrder::RowTime { .. }, Keep::Last) => s.time <= time,
+                        // isDuplicate(keepLastRow = false): cur < prev.
+                        (DedupOrder::RowTime { .. }, Keep::First) => time < s.time,
+                    };
+                    if !replace {
+                        continue;
+                    }
+                    let cur = codec.row(i);
+                    let old_len = s.payload.len();
+                    if cur.len() > old_len {
+                        acct.check(cur.len() - old_len)?;
+                    }
+                    let prev = std::mem::replace(&mut s.payload, Arc::from(cur));
+                    s.time = time;
+                    acct.release(old_len);
+                    acct.charge(cur.len());
+                    if opts.generate_update_before {
+                        codec.emit_stored(prev, RowKind::UpdateBefore);
+                    }
+                    codec.emit_input(i, RowKind::UpdateAfter);
+                }
+            }
+        }
+        self.codec.finish()
+    }
+
+    fn process_first_proctime(&mut self, batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let Self { seen, block, acct, emit_rows, owned_key_probe, .. } = self;
+        let owned_key_probe = *owned_key_probe;
+        let mut owned_key: Vec<u8>;
+        emit_rows.clear();
+        for i in 0..batch.num_rows() {
+            let key = if owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                &owned_key[..]
+            } else {
+                block.row(i)
+            };
+            if let EntryRef::Vacant(v) = seen.entry_ref(&KeyProbe(key)) {
+                let add = key.len() + ENTRY_OVERHEAD;
+                acct.check(add)?;
+                acct.charge(add);
+                v.insert_with_key(Box::from(key), ());
+                emit_rows.push(i as u32);
+            }
+        }
+        let n = emit_rows.len();
+        if n == batch.num_rows() {
+            return Ok((batch.clone(), vec![RowKind::Insert; n]));
+        }
+        let idx = UInt32Array::from(std::mem::take(emit_rows));
+        let cols = batch.columns().iter().map(|c| take(c.as_ref(), &idx, None)).collect::<Result<Vec<ArrayRef>, _>>()?;
+        let out = RecordBatch::try_new_with_options(batch.schema(), cols, &RecordBatchOptions::new().with_row_count(Some(n)))?;
+        Ok((out, vec![RowKind::Insert; n]))
+    }
+
+    /// Benchmark-only: copy every probe key into a fresh `Vec<u8>` before
+    /// probing (the owned-key behaviour the borrowed probe replaced), so the
+    /// benches can compare both in one run. Not for production use.
+    #[doc(hidden)]
+    pub fn set_owned_key_probe(&mut self, on: bool) {
+        self.owned_key_probe = on;
+    }
+
+    /// Serialises the keys whose key group is in `range`.
+    ///
+    /// # Errors
+    /// None today.
+    pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
+        let (m, f) = (self.opts.max_parallelism, self.fingerprint);
+        if self.first_by_proctime() {
+            return Ok(write_snapshot(OpTag::Dedup, m, f, range, self.seen.iter().map(|(k, v)| (&**k, v)), |_, _| {}));
+        }
+        Ok(write_snapshot(OpTag::Dedup, m, f, range, self.kept.iter().map(|(k, v)| (&**k, v)), |s, w| {
+            w.i64(s.time);
+            w.bytes(&s.payload);
+        }))
+    }
+
+    /// Adds the keys of `bytes` in `range` to the state.
+    ///
+    /// # Errors
+    /// [`Error::CorruptSnapshot`] (state unchanged), a duplicate key, the budget.
+    pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
+        let first = self.first_by_proctime();
+        let mut staged: Vec<(Box<[u8]>, Option<Stored>)> = Vec::new();
+        let codec = &self.codec;
+        read_snapshot(bytes, OpTag::Dedup, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
+            let v = if first {
+                None
+            } else {
+                let time = r.i64("row time")?;
+                let at = r.pos();
+                let p = r.bytes("stored row")?;
+                codec.validate(p, at)?;
+                Some(Stored { payload: Arc::from(p), time })
+            };
+            staged.push((Box::from(key), v));
+            Ok(())
+        })?;
+        let mut add = 0;
+        for (k, v) in &staged {
+            if self.seen.contains_key(k) || self.kept.contains_key(k) {
+                return Err(invalid_arg("restore: a restored key is already in state"));
+            }
+            add += k.len() + ENTRY_OVERHEAD + v.as_ref().map_or(0, |s| s.payload.len());
+        }
+        self.acct.check(add)?;
+        self.acct.charge(add);
+        for (k, v) in staged {
+            match v {
+                None => {
+                    self.seen.insert(k, ());
+                }
+                Some(s) => {
+                    self.kept.insert(k, s);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The time attribute, read like `RowData.getLong(rowtimeIndex)`.
+struct TimeCol<'a> {
+    values: &'a [i64],
+    nulls: Option<&'a arrow_buffer::NullBuffer>,
+}
+
+impl<'a> TimeCol<'a> {
+    fn new(a: &'a ArrayRef) -> Self {
+        let values = match a.data_type() {
+            DataType::Timestamp(TimeUnit::Millisecond, _) => a.as_primitive::<TimestampMillisecondType>().values(),
+            _ => a.as_primitive::<Int64Type>().values(),
+        };
+        TimeCol { values, nulls: a.nulls() }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> i64 {
+        if self.nulls.is_some_and(|n| n.is_null(i)) {
+            0
+        } else {
+            self.values.get(i).copied().unwrap_or(0)
+        }
+    }
+}

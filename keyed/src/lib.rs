@@ -1,0 +1,53 @@
+//! Keyed streaming operators over Arrow batches that agree with Flink SQL on
+//! key groups and on the changelog they emit.
+//!
+//! * [`key_groups`] / [`KeyedExchange`]: Flink's key group and channel per
+//!   row (`KeyGroupRangeAssignment`), and the per-channel split of a batch.
+//! * [`GroupAggregate`]: GROUP BY over a changelog (`GroupAggFunction`).
+//! * [`ChangelogNormalize`]: upsert stream → full changelog
+//!   (`ProcTimeDeduplicateKeepLastRowFunction` on a changelog).
+//! * [`Deduplicate`]: ROW_NUMBER() = 1 keep-first / keep-last, by
+//!   arrival order or by an event-time column (`ProcTimeDeduplicate*`,
+//!   `RowTimeDeduplicateFunction`).
+//!
+//! # Borrow before owning
+//! State is keyed by the encoded key bytes ([`ByteKeyMap`]); the key rows of a
+//! batch are encoded once into a reused [`KeyBlock`] and every probe borrows
+//! its bytes from there. A row whose key is already in state allocates
+//! nothing; a key is copied once, when it first enters state. Keep-last
+//! payloads are `Arc<[u8]>`, so the `-U` of a replaced row moves the stored
+//! payload out instead of copying it.
+//!
+//! # Keys
+//! State keys and key groups use Flink's `BinaryRowData` key bytes
+//! ([`FlinkKeyEncoder`], behind the [`KeyEncoder`] seam), so snapshots can be
+//! grouped by Flink key group and a restore at another parallelism takes just
+//! its key-group range. Stored rows (keep-last / normalize payloads) use
+//! arrow-row, decoded once per batch on emission.
+
+pub mod agg;
+pub mod dedup;
+pub mod error;
+pub mod exchange;
+pub mod flink_hash;
+pub mod group_agg;
+pub mod key_encoder;
+pub mod normalize;
+mod payload;
+pub mod row_kind;
+pub mod snapshot;
+pub mod state;
+
+pub use agg::{AggKind, AggSpec};
+pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep};
+pub use error::{Error, Result};
+pub use normalize::{ChangelogNormalize, NormalizeOptions};
+pub use group_agg::{GroupAggOptions, GroupAggregate};
+pub use exchange::{key_groups, KeyedExchange};
+pub use flink_hash::{
+    default_max_parallelism, hash_binary_row, hash_bytes_by_words, key_group_for_hash,
+    key_group_range_for_operator, murmur_hash, operator_index_for_key_group, ChannelAssigner, KeyGroupRange,
+};
+pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder, TransposeKeyEncoder};
+pub use row_kind::RowKind;
+pub use state::{ByteKeyMap, KeyProbe};

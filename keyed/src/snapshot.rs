@@ -1,0 +1,261 @@
+//! The versioned snapshot format shared by the keyed operators.
+//!
+//! ```text
+//! magic "SLKS" | version u16 | operator tag u8 | max parallelism u32 | config fingerprint u64
+//! | section count u32
+//! | per section (ascending key group): key group u32 | entry count u32 | body length u64 | body
+//! | checksum u64 (FNV-1a 64 of every preceding byte)
+//! ```
+//! All integers little-endian. A body holds `entry count` entries of
+//! `key length u32 | key bytes | operator value`. Sections are Flink key
+//! groups of the state key (its `BinaryRowData` bytes), so a restore at
+//! another parallelism reads only the sections of its key-group range and
+//! skips the rest by length.
+//!
+//! Every read is bounds-checked: a truncated or corrupt snapshot is an
+//! [`Error::CorruptSnapshot`] naming the byte offset, never a panic.
+
+use crate::error::{Error, Result};
+use crate::flink_hash::{key_group_of_row, KeyGroupRange};
+
+const MAGIC: &[u8; 4] = b"SLKS";
+/// The format version written by this crate.
+pub const SNAPSHOT_VERSION: u16 = 1;
+
+/// Which operator wrote a snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum OpTag {
+    GroupAgg = 1,
+    Normalize = 2,
+    Dedup = 3,
+}
+
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Little-endian byte writer.
+#[derive(Default)]
+pub(crate) struct Writer {
+    pub(crate) buf: Vec<u8>,
+}
+
+impl Writer {
+    pub(crate) fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+    pub(crate) fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(crate) fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(crate) fn i64(&mut self, v: i64) {
+        self.u64(v as u64);
+    }
+    pub(crate) fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.buf.extend_from_slice(b);
+    }
+}
+
+/// Bounds-checked little-endian reader over a snapshot.
+pub(crate) struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize) -> Self {
+        Reader { buf, pos }
+    }
+
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn corrupt(&self, reason: impl Into<String>) -> Error {
+        Error::CorruptSnapshot { offset: self.pos, reason: reason.into() }
+    }
+
+    pub(crate) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or_else(|| {
+            self.corrupt(format!("truncated: {what} needs {n} bytes, {} left", self.buf.len() - self.pos))
+        })?;
+        let s = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+        let s = self.take(N, what)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    pub(crate) fn u8(&mut self, what: &str) -> Result<u8> {
+        Ok(self.array::<1>(what)?[0])
+    }
+    pub(crate) fn u16(&mut self, what: &str) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn u64(&mut self, what: &str) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.array(what)?))
+    }
+    pub(crate) fn i64(&mut self, what: &str) -> Result<i64> {
+        Ok(self.u64(what)? as i64)
+    }
+    pub(crate) fn f64(&mut self, what: &str) -> Result<f64> {
+        Ok(f64::from_bits(self.u64(what)?))
+    }
+    pub(crate) fn bytes(&mut self, what: &str) -> Result<&'a [u8]> {
+        let n = self.u32(what)? as usize;
+        self.take(n, what)
+    }
+    /// A count that must be plausible for the bytes left (each item ≥ `min_item` bytes).
+    pub(crate) fn count(&mut self, what: &str, min_item: usize) -> Result<usize> {
+        let n = self.u32(what)? as usize;
+        if n.saturating_mul(min_item.max(1)) > self.buf.len() - self.pos {
+            return Err(self.corrupt(format!("{what} of {n} does not fit the remaining bytes")));
+        }
+        Ok(n)
+    }
+}
+
+/// Writes the snapshot of `entries` (key bytes, value) in `range`.
+pub(crate) fn write_snapshot<'v, V: 'v>(
+    tag: OpTag,
+    max_parallelism: i32,
+    fingerprint: u64,
+    range: KeyGroupRange,
+    entries: impl Iterator<Item = (&'v [u8], &'v V)>,
+    mut write_value: impl FnMut(&V, &mut Writer),
+) -> Vec<u8> {
+    let mut sel: Vec<(i32, &[u8], &V)> = entries
+        .map(|(k, v)| (key_group_of_row(k, max_parallelism), k, v))
+        .filter(|(kg, _, _)| range.contains(*kg))
+        .collect();
+    // Key group order, then key bytes so a snapshot is deterministic.
+    sel.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    let mut w = Writer::default();
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    w.u8(tag as u8);
+    w.u32(max_parallelism as u32);
+    w.u64(fingerprint);
+    let sections = sel.chunk_by(|a, b| a.0 == b.0).count();
+    w.u32(sections as u32);
+    for group in sel.chunk_by(|a, b| a.0 == b.0) {
+        w.u32(group[0].0 as u32);
+        w.u32(group.len() as u32);
+        let len_at = w.buf.len();
+        w.u64(0);
+        let body_start = w.buf.len();
+        for (_, k, v) in group {
+            w.bytes(k);
+            write_value(v, &mut w);
+        }
+        let body_len = (w.buf.len() - body_start) as u64;
+        w.buf[len_at..len_at + 8].copy_from_slice(&body_len.to_le_bytes());
+    }
+    let sum = fnv1a(&w.buf);
+    w.u64(sum);
+    w.buf
+}
+
+/// Reads a snapshot, calling `on_entry(key, reader)` for every entry whose
+/// key group is in `range`; `on_entry` must consume exactly the value.
+pub(crate) fn read_snapshot(
+    bytes: &[u8],
+    tag: OpTag,
+    max_parallelism: i32,
+    fingerprint: u64,
+    range: KeyGroupRange,
+    mut on_entry: impl FnMut(&[u8], &mut Reader<'_>) -> Result<()>,
+) -> Result<()> {
+    const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;
+    if bytes.len() < HEADER + 8 {
+        return Err(Error::CorruptSnapshot {
+            offset: bytes.len(),
+            reason: format!("truncated: {} bytes is shorter than the header", bytes.len()),
+        });
+    }
+    if &bytes[..4] != MAGIC {
+        return Err(Error::CorruptSnapshot { offset: 0, reason: "bad magic (not a sluice keyed snapshot)".into() });
+    }
+    let body_end = bytes.len() - 8;
+    let mut sum = [0u8; 8];
+    sum.copy_from_slice(&bytes[body_end..]);
+    if fnv1a(&bytes[..body_end]) != u64::from_le_bytes(sum) {
+        return Err(Error::CorruptSnapshot { offset: body_end, reason: "checksum mismatch".into() });
+    }
+    let body = &bytes[..body_end];
+    let mut r = Reader::new(body, 4);
+    let version = r.u16("version")?;
+    if version != SNAPSHOT_VERSION {
+        return Err(r.corrupt(format!("unsupported snapshot version {version} (this build reads {SNAPSHOT_VERSION})")));
+    }
+    let t = r.u8("operator tag")?;
+    if t != tag as u8 {
+        return Err(r.corrupt(format!("snapshot of operator kind {t}, expected {}", tag as u8)));
+    }
+    let m = r.u32("max parallelism")?;
+    if m != max_parallelism as u32 {
+        return Err(r.corrupt(format!(
+            "snapshot taken with max parallelism {m}, operator has {max_parallelism}"
+        )));
+    }
+    let f = r.u64("fingerprint")?;
+    if f != fingerprint {
+        return Err(r.corrupt("snapshot taken by an operator with another schema, key or aggregate list"));
+    }
+    let sections = r.count("section count", 16)?;
+    let mut last_kg: i64 = -1;
+    for _ in 0..sections {
+        let kg = r.u32("key group")? as i64;
+        if kg <= last_kg || kg >= max_parallelism as i64 {
+            return Err(r.corrupt(format!("key group {kg} out of order or range")));
+        }
+        last_kg = kg;
+        let n = r.count("entry count", 4)?;
+        let len = r.u64("section length")?;
+        let len = usize::try_from(len).map_err(|_| r.corrupt("section length overflows"))?;
+        let start = r.pos();
+        let section = r.take(len, "section body")?;
+        if !range.contains(kg as i32) {
+            continue;
+        }
+        let mut sr = Reader::new(body, start);
+        let end = start + section.len();
+        for _ in 0..n {
+            let key = sr.bytes("key")?;
+            if !key.len().is_multiple_of(8) || key_group_of_row(key, max_parallelism) as i64 != kg {
+                return Err(sr.corrupt(format!("key does not belong to key group {kg}")));
+            }
+            on_entry(key, &mut sr)?;
+            if sr.pos() > end {
+                return Err(sr.corrupt("entry runs past its section"));
+            }
+        }
+        if sr.pos() != end {
+            return Err(sr.corrupt("section length does not match its entries"));
+        }
+    }
+    if r.pos() != body.len() {
+        return Err(r.corrupt("trailing bytes after the last section"));
+    }
+    Ok(())
+}

@@ -1,0 +1,449 @@
+//! GroupAggregate against a plain reference model (GroupAggFunction's rules
+//! written out with owned keys and full recomputation), Flink's changelog
+//! contract cases, snapshot/restore and the per-row allocation bar.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use common::{changelog, f, Cell};
+use proptest::prelude::*;
+use sluice_keyed::{
+    key_group_range_for_operator, AggSpec, Error, GroupAggOptions, GroupAggregate, KeyGroupRange, RowKind,
+};
+use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+
+#[global_allocator]
+static A: CountingAlloc = CountingAlloc::system();
+
+use RowKind::*;
+
+/// Input row: (k, g, v, x, s).
+type In = (Option<i64>, String, Option<i64>, Option<f64>, Option<String>);
+
+fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Int64, true),
+        Field::new("g", DataType::Utf8, false),
+        Field::new("v", DataType::Int64, true),
+        Field::new("x", DataType::Float64, true),
+        Field::new("s", DataType::Utf8, true),
+    ]))
+}
+
+fn batch(rows: &[In]) -> RecordBatch {
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(rows.iter().map(|r| r.0).collect::<Vec<_>>())),
+        Arc::new(StringArray::from(rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>())),
+        Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
+        Arc::new(Float64Array::from(rows.iter().map(|r| r.3).collect::<Vec<_>>())),
+        Arc::new(StringArray::from(rows.iter().map(|r| r.4.clone()).collect::<Vec<_>>())),
+    ];
+    RecordBatch::try_new(schema(), cols).unwrap()
+}
+
+fn all_aggs() -> Vec<AggSpec> {
+    vec![
+        AggSpec::count_star(),
+        AggSpec::count(2),
+        AggSpec::sum(2),
+        AggSpec::min(2),
+        AggSpec::max(2),
+        AggSpec::avg(2),
+        AggSpec::first_value(2),
+        AggSpec::last_value(2),
+        AggSpec::sum(3),
+        AggSpec::min(3),
+        AggSpec::max(3),
+        AggSpec::avg(3),
+        AggSpec::count(4),
+        AggSpec::min(4),
+        AggSpec::max(4),
+        AggSpec::first_value(4),
+        AggSpec::last_value(4),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Reference model: per key, the live rows and per-column value histories in
+// arrival order; aggregates recomputed from scratch on every row.
+// ---------------------------------------------------------------------------
+
+#[derive(Default, Clone)]
+struct ModelGroup {
+    count: i64,
+    v: Vec<i64>,      // non-null v values, arrival order
+    x: Vec<f64>,      // non-null x values
+    s: Vec<String>,   // non-null s values
+    // Flink's double sums are incremental expressions, so signed zeros depend
+    // on history: SUM starts NULL (SumWithRetractAggFunction), AVG at 0
+    // (AvgAggFunction).
+    xsum: Option<f64>,
+    xavg: f64,
+}
+
+fn remove_first<T: PartialEq>(h: &mut Vec<T>, v: &T) {
+    if let Some(p) = h.iter().position(|x| x == v) {
+        h.remove(p);
+    }
+}
+
+fn cmp_f(a: &f64, b: &f64) -> std::cmp::Ordering {
+    // Double.compareTo
+    let c = |x: f64| if x.is_nan() { f64::NAN } else { x };
+    c(*a).total_cmp(&c(*b))
+}
+
+impl ModelGroup {
+    fn values(&self) -> Vec<Cell> {
+        let opt_i = |o: Option<i64>| o.map_or(Cell::Null, Cell::I);
+        let opt_f = |o: Option<f64>| o.map_or(Cell::Null, f);
+        let opt_s = |o: Option<&String>| o.map_or(Cell::Null, |s| Cell::S(s.clone()));
+        let n = self.v.len() as i64;
+        let sum: i64 = self.v.iter().fold(0i64, |a, b| a.wrapping_add(*b));
+        let xn = self.x.len();
+
+        vec![
+            Cell::I(self.count),
+            Cell::I(n),
+            if n == 0 { Cell::Null } else { Cell::I(sum) },
+            opt_i(self.v.iter().min().copied()),
+            opt_i(self.v.iter().max().copied()),
+            if n == 0 { Cell::Null } else { Cell::I(sum / n) },
+            opt_i(self.v.first().copied()),
+            opt_i(self.v.last().copied()),
+            if xn == 0 { Cell::Null } else { self.xsum.map_or(Cell::Null, f) },
+            opt_f(self.x.iter().copied().min_by(cmp_f)),
+            opt_f(self.x.iter().copied().max_by(cmp_f)),
+            if xn == 0 { Cell::Null } else { f(self.xavg / xn as f64) },
+            Cell::I(self.s.len() as i64),
+            opt_s(self.s.iter().min()),
+            opt_s(self.s.iter().max()),
+            opt_s(self.s.first()),
+            opt_s(self.s.last()),
+        ]
+    }
+
+    fn apply(&mut self, r: &In, acc: bool) {
+        if acc {
+            self.count += 1;
+            self.v.extend(r.2);
+            self.x.extend(r.3);
+            if let Some(x) = r.3 {
+                self.xsum = Some(self.xsum.map_or(x, |s| s + x));
+                self.xavg += x;
+            }
+            self.s.extend(r.4.clone());
+        } else {
+            self.count -= 1;
+            if let Some(v) = r.2 {
+                remove_first(&mut self.v, &v);
+            }
+            if let Some(x) = r.3 {
+                self.xsum = Some(self.xsum.map_or(0.0 - x, |s| s - x));
+                self.xavg -= x;
+                if let Some(p) = self.x.iter().position(|y| y.to_bits() == x.to_bits()) {
+                    self.x.remove(p);
+                }
+            }
+            if let Some(s) = &r.4 {
+                remove_first(&mut self.s, s);
+            }
+        }
+    }
+}
+
+fn key_cells(r: &In) -> Vec<Cell> {
+    vec![r.0.map_or(Cell::Null, Cell::I), Cell::S(r.1.clone())]
+}
+
+/// GroupAggFunction.processElement, written out plainly.
+fn model(input: &[(RowKind, In)]) -> Vec<(RowKind, Vec<Cell>)> {
+    let mut state: BTreeMap<Vec<Cell>, ModelGroup> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (kind, r) in input {
+        let key = key_cells(r);
+        let acc = matches!(kind, Insert | UpdateAfter);
+        let Some(g) = state.get_mut(&key) else {
+            if acc {
+                let mut g = ModelGroup::default();
+                g.apply(r, true);
+                out.push((Insert, [key.clone(), g.values()].concat()));
+                state.insert(key, g);
+            }
+            continue;
+        };
+        let prev = g.values();
+        g.apply(r, acc);
+        if g.count == 0 {
+            out.push((Delete, [key.clone(), prev].concat()));
+            state.remove(&key);
+            continue;
+        }
+        let new = g.values();
+        // Doubles compare with == in Flink's equaliser: NaN never equals.
+        let equal = prev.len() == new.len()
+            && prev.iter().zip(&new).all(|(a, b)| match (a, b) {
+                (Cell::F(x), Cell::F(y)) => f64::from_bits(*x) == f64::from_bits(*y),
+                _ => a == b,
+            });
+        if !equal {
+            out.push((UpdateBefore, [key.clone(), prev].concat()));
+            out.push((UpdateAfter, [key, new].concat()));
+        }
+    }
+    out
+}
+
+fn run(op: &mut GroupAggregate, input: &[(RowKind, In)], batch_sizes: &[usize]) -> Vec<(RowKind, Vec<Cell>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut sizes = batch_sizes.iter().cycle();
+    while at < input.len() {
+        let n = (*sizes.next().unwrap()).clamp(1, input.len() - at);
+        let chunk = &input[at..at + n];
+        let rows: Vec<In> = chunk.iter().map(|c| c.1.clone()).collect();
+        let kinds: Vec<RowKind> = chunk.iter().map(|c| c.0).collect();
+        let (b, k) = op.process(&batch(&rows), &kinds).unwrap();
+        out.extend(changelog(&b, &k));
+        at += n;
+    }
+    out
+}
+
+fn new_op() -> GroupAggregate {
+    GroupAggregate::new(schema(), vec![0, 1], all_aggs(), GroupAggOptions::default()).unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// Random valid changelogs
+// ---------------------------------------------------------------------------
+
+fn arb_row() -> impl Strategy<Value = In> {
+    (
+        prop::option::weighted(0.9, 0i64..4),
+        prop::sample::select(vec!["a".to_string(), "".to_string(), "a long group name".to_string()]),
+        prop::option::weighted(0.8, -5i64..5),
+        prop::option::weighted(0.8, prop::sample::select(vec![-1.5, 0.0, -0.0, 2.0, 7.25])),
+        prop::option::weighted(0.8, prop::sample::select(vec!["x".to_string(), "yy".to_string(), "é long value!".to_string(), "".to_string()])),
+    )
+}
+
+/// Steps: insert a fresh row (as +I or +U), or retract the live row at an
+/// index (as -U or -D). Only previously inserted rows are retracted.
+fn arb_changelog() -> impl Strategy<Value = Vec<(RowKind, In)>> {
+    prop::collection::vec((any::<bool>(), any::<bool>(), arb_row(), any::<prop::sample::Index>()), 1..120).prop_map(
+        |steps| {
+            let mut live: Vec<In> = Vec::new();
+            let mut out = Vec::new();
+            for (retract, flavour, row, idx) in steps {
+                if retract && !live.is_empty() {
+                    let r = live.remove(idx.index(live.len()));
+                    out.push((if flavour { UpdateBefore } else { Delete }, r));
+                } else {
+                    live.push(row.clone());
+                    out.push((if flavour { Insert } else { UpdateAfter }, row));
+                }
+            }
+            out
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn matches_model(input in arb_changelog(), sizes in prop::collection::vec(1usize..40, 1..5)) {
+        let mut op = new_op();
+        prop_assert_eq!(run(&mut op, &input, &sizes), model(&input));
+    }
+
+    #[test]
+    fn snapshot_restore_continues_like_uninterrupted(
+        input in arb_changelog(),
+        cut in any::<prop::sample::Index>(),
+        p in 1i32..4,
+    ) {
+        let cut = cut.index(input.len() + 1);
+        let mut whole = new_op();
+        let expected = run(&mut whole, &input, &[7]);
+
+        let mut first = new_op();
+        let mut got = run(&mut first, &input[..cut], &[7]);
+        let snap = first.snapshot(KeyGroupRange::all(128)).unwrap();
+        // Restore per key-group range into `p` operators; route the rest of
+        // the stream by key group and merge the outputs back in input order.
+        let ranges: Vec<KeyGroupRange> = (0..p).map(|i| key_group_range_for_operator(128, p, i).unwrap()).collect();
+        let mut ops: Vec<GroupAggregate> = ranges.iter().map(|r| {
+            let mut o = new_op();
+            o.restore(&snap, *r).unwrap();
+            o
+        }).collect();
+        prop_assert_eq!(ops.iter().map(|o| o.num_groups()).sum::<usize>(), first.num_groups());
+        for (kind, row) in &input[cut..] {
+            let b = batch(std::slice::from_ref(row));
+            let (mut kg, mut ch) = ([0], [0]);
+            sluice_keyed::key_groups(&b, &[0, 1], 128, p, &mut kg, &mut ch).unwrap();
+            let (ob, ok) = ops[ch[0] as usize].process(&b, &[*kind]).unwrap();
+            got.extend(changelog(&ob, &ok));
+        }
+        prop_assert_eq!(got, expected);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Flink's contract, case by case (flink-formats.md §7.1; GroupAggFunction).
+// ---------------------------------------------------------------------------
+
+fn r(k: i64, v: Option<i64>) -> In {
+    (Some(k), "g".into(), v, None, None)
+}
+
+#[test]
+fn flink_contract_cases() {
+    let mut op = GroupAggregate::new(
+        schema(),
+        vec![0],
+        vec![AggSpec::count_star(), AggSpec::sum(2), AggSpec::max(2)],
+        GroupAggOptions::default(),
+    )
+    .unwrap();
+    let mut step = |kinds: &[RowKind], rows: &[In]| {
+        let (b, k) = op.process(&batch(rows), kinds).unwrap();
+        changelog(&b, &k)
+    };
+    let row = |k: i64, c: i64, s: Option<i64>, m: Option<i64>| {
+        vec![Cell::I(k), Cell::I(c), s.map_or(Cell::Null, Cell::I), m.map_or(Cell::Null, Cell::I)]
+    };
+    // Retraction of an unknown key: dropped.
+    assert_eq!(step(&[Delete], &[r(1, Some(5))]), vec![]);
+    // First row: +I.
+    assert_eq!(step(&[Insert], &[r(1, Some(5))]), vec![(Insert, row(1, 1, Some(5), Some(5)))]);
+    // Change: -U prev, +U new.
+    assert_eq!(
+        step(&[Insert], &[r(1, Some(7))]),
+        vec![(UpdateBefore, row(1, 1, Some(5), Some(5))), (UpdateAfter, row(1, 2, Some(12), Some(7)))]
+    );
+    // MAX retracts to the remaining value (multiset).
+    assert_eq!(
+        step(&[UpdateBefore], &[r(1, Some(7))]),
+        vec![(UpdateBefore, row(1, 2, Some(12), Some(7))), (UpdateAfter, row(1, 1, Some(5), Some(5)))]
+    );
+    // Count back to zero: -D with the previous values.
+    assert_eq!(step(&[Delete], &[r(1, Some(5))]), vec![(Delete, row(1, 1, Some(5), Some(5)))]);
+    // The key starts over with +I.
+    assert_eq!(step(&[UpdateAfter], &[r(1, None)]), vec![(Insert, row(1, 1, None, None))]);
+
+    // Unchanged aggregate values emit nothing: COUNT(v) only, v NULL.
+    let mut op = GroupAggregate::new(schema(), vec![0], vec![AggSpec::count(2)], GroupAggOptions::default()).unwrap();
+    let (b, k) = op.process(&batch(&[r(2, None), r(2, None), r(2, Some(1))]), &[Insert, Insert, Insert]).unwrap();
+    assert_eq!(
+        changelog(&b, &k),
+        vec![
+            (Insert, vec![Cell::I(2), Cell::I(0)]),
+            (UpdateBefore, vec![Cell::I(2), Cell::I(0)]),
+            (UpdateAfter, vec![Cell::I(2), Cell::I(1)]),
+        ]
+    );
+}
+
+#[test]
+fn without_update_before_only_plus_u() {
+    let opts = GroupAggOptions { generate_update_before: false, ..Default::default() };
+    let mut op = GroupAggregate::new(schema(), vec![0], vec![AggSpec::max(4)], opts).unwrap();
+    let rows = [
+        (Some(1), "g".to_string(), None, None, Some("b".to_string())),
+        (Some(1), "g".to_string(), None, None, Some("a long string value".to_string())),
+        (Some(1), "g".to_string(), None, None, Some("c".to_string())),
+    ];
+    let (b, k) = op.process(&batch(&rows), &[Insert, Insert, Insert]).unwrap();
+    assert_eq!(
+        changelog(&b, &k),
+        vec![
+            (Insert, vec![Cell::I(1), Cell::S("b".into())]),
+            (UpdateAfter, vec![Cell::I(1), Cell::S("c".into())]),
+        ]
+    );
+}
+
+#[test]
+fn append_only_mode_rejects_retraction() {
+    let opts = GroupAggOptions { retractable: false, ..Default::default() };
+    let mut op = GroupAggregate::new(schema(), vec![0], vec![AggSpec::min(2)], opts).unwrap();
+    let e = op.process(&batch(&[r(1, Some(1))]), &[Delete]).unwrap_err();
+    assert!(matches!(e, Error::UnexpectedRowKind { row: 0, .. }), "{e}");
+}
+
+#[test]
+fn budget_is_an_error_not_an_abort() {
+    let opts = GroupAggOptions { state_budget: Some(600), ..Default::default() };
+    let mut op = GroupAggregate::new(schema(), vec![0], vec![AggSpec::sum(2)], opts).unwrap();
+    let rows: Vec<In> = (0..100).map(|k| r(k, Some(1))).collect();
+    let e = op.process(&batch(&rows), &[Insert; 100]).unwrap_err();
+    assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{e}");
+    assert!(op.size() <= 600 && op.size() > 0);
+    // The operator stays usable: keys already in state keep working and the
+    // failed batch's partial output does not leak into the next one.
+    let groups = op.num_groups();
+    let (b, k) = op.process(&batch(&[r(0, Some(5))]), &[Insert]).unwrap();
+    assert_eq!(op.num_groups(), groups);
+    assert_eq!(
+        changelog(&b, &k),
+        vec![(UpdateBefore, vec![Cell::I(0), Cell::I(1)]), (UpdateAfter, vec![Cell::I(0), Cell::I(6)])]
+    );
+}
+
+#[test]
+fn corrupt_snapshots_are_errors() {
+    let mut op = new_op();
+    let rows: Vec<In> = (0..50).map(|k| (Some(k % 7), "g".into(), Some(k), Some(1.0), Some(format!("s{k}")))).collect();
+    op.process(&batch(&rows), &[Insert; 50]).unwrap();
+    let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
+    for cut in 0..snap.len() {
+        let mut o = new_op();
+        assert!(matches!(o.restore(&snap[..cut], KeyGroupRange::all(128)), Err(Error::CorruptSnapshot { .. })), "cut {cut}");
+        assert_eq!(o.num_groups(), 0);
+    }
+    for i in (0..snap.len()).step_by(3) {
+        let mut bad = snap.clone();
+        bad[i] ^= 0x41;
+        let mut o = new_op();
+        assert!(o.restore(&bad, KeyGroupRange::all(128)).is_err(), "flip at {i}");
+    }
+    // Another operator shape refuses it too.
+    let mut other = GroupAggregate::new(schema(), vec![0], vec![AggSpec::count_star()], GroupAggOptions::default()).unwrap();
+    assert!(matches!(other.restore(&snap, KeyGroupRange::all(128)), Err(Error::CorruptSnapshot { .. })));
+    let mut ok = new_op();
+    ok.restore(&snap, KeyGroupRange::all(128)).unwrap();
+    assert_eq!(ok.num_groups(), op.num_groups());
+    assert_eq!(ok.size(), op.size());
+}
+
+#[test]
+fn keys_in_state_allocate_nothing_per_row() {
+    let aggs = vec![AggSpec::count_star(), AggSpec::sum(2), AggSpec::min(2), AggSpec::max(2), AggSpec::avg(3), AggSpec::count(4)];
+    let opts = GroupAggOptions { retractable: false, ..Default::default() };
+    let mut op = GroupAggregate::new(schema(), vec![0, 1], aggs, opts).unwrap();
+    let mk = |n: usize| -> Vec<In> {
+        (0..n).map(|i| (Some((i % 64) as i64), "group name > 7 bytes".into(), Some(i as i64), Some(i as f64), None)).collect()
+    };
+    let small = batch(&mk(64));
+    let big = batch(&mk(4096));
+    let k_small = vec![Insert; 64];
+    let k_big = vec![Insert; 4096];
+    // Warm up: every key in state, the operator's reusable buffers grown.
+    op.process(&big, &k_big).unwrap();
+    op.process(&big, &k_big).unwrap();
+    op.process(&small, &k_small).unwrap();
+    let (a_small, _) = count_allocs(|| op.process(&small, &k_small).unwrap());
+    op.process(&big, &k_big).unwrap();
+    let (a_big, _) = count_allocs(|| op.process(&big, &k_big).unwrap());
+    // Per-batch allocations only (output arrays, schema-sized vectors): the
+    // count does not grow with the number of rows.
+    assert!(a_big <= a_small + 2, "4096 rows: {a_big} allocations, 64 rows: {a_small}");
+    assert!(a_big < 64, "{a_big} allocations for a 4096-row batch");
+}
