@@ -13,6 +13,8 @@ pub mod concat;
 pub mod digest;
 pub mod encode_cache;
 pub mod encode_utf16;
+pub mod key_groups;
+pub mod keyed_snapshot;
 pub mod search;
 pub mod text;
 pub mod transpose;

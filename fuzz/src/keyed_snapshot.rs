@@ -67,7 +67,10 @@ fn schema() -> SchemaRef {
 }
 
 fn batch(rows: &[Row], retractable: bool) -> (RecordBatch, Vec<RowKind>) {
-    let k: StringArray = rows.iter().map(|r| r.key.as_ref().map(Text::string)).collect();
+    let k: StringArray = rows
+        .iter()
+        .map(|r| r.key.as_ref().map(Text::string))
+        .collect();
     let v: Int64Array = rows.iter().map(|r| r.value).collect();
     let kinds = rows
         .iter()
@@ -92,13 +95,18 @@ fn operator(retractable: bool) -> GroupAggregate {
         AggSpec::first_value(1),
         AggSpec::last_value(1),
     ];
-    let opts = GroupAggOptions { retractable, ..GroupAggOptions::default() };
+    let opts = GroupAggOptions {
+        retractable,
+        ..GroupAggOptions::default()
+    };
     GroupAggregate::new(schema(), vec![0], aggs, opts).expect("operator")
 }
 
 /// FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
+    bytes.iter().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
+    })
 }
 
 const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
@@ -114,8 +122,14 @@ pub fn check(input: &Input) {
 
     // Untouched: same groups, same behaviour afterwards.
     let mut restored = operator(input.retractable);
-    restored.restore(&snap, ALL).expect("restore of an untouched snapshot");
-    assert_eq!(restored.num_groups(), op.num_groups(), "groups after restore");
+    restored
+        .restore(&snap, ALL)
+        .expect("restore of an untouched snapshot");
+    assert_eq!(
+        restored.num_groups(),
+        op.num_groups(),
+        "groups after restore"
+    );
     let (b, kinds) = batch(&input.after, input.retractable);
     let want = op.process(&b, &kinds);
     let got = restored.process(&b, &kinds);
@@ -125,7 +139,11 @@ pub fn check(input: &Input) {
             assert_eq!(gb, wb, "changelog after restore");
         }
         (Err(_), Err(_)) => {}
-        (w, g) => panic!("after restore: original {:?}, restored {:?}", w.err(), g.err()),
+        (w, g) => panic!(
+            "after restore: original {:?}, restored {:?}",
+            w.err(),
+            g.err()
+        ),
     }
 
     // Mutated.
@@ -152,7 +170,11 @@ pub fn check(input: &Input) {
     });
     let mut fresh = operator(input.retractable);
     if fresh.restore(&bytes, range).is_err() {
-        assert_eq!(fresh.num_groups(), 0, "a failed restore leaves the state unchanged");
+        assert_eq!(
+            fresh.num_groups(),
+            0,
+            "a failed restore leaves the state unchanged"
+        );
     }
 
     // Raw bytes, every keyed operator.
@@ -163,7 +185,7 @@ pub fn check(input: &Input) {
         let _ = d.restore(&input.raw, range);
         let _ = d.restore(&bytes, range);
     }
-    let mut n = ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default())
-        .expect("normalize");
+    let mut n =
+        ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).expect("normalize");
     let _ = n.restore(&input.raw, range);
 }
