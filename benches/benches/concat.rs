@@ -19,7 +19,7 @@ fn column(len: usize, seed: u64, null_every: usize) -> StringArray {
     let mut b = StringBuilder::with_capacity(ROWS, ROWS * len);
     let mut s = String::with_capacity(len);
     for i in 0..ROWS {
-        if null_every != 0 && (i * 7 + seed as usize) % null_every == 0 {
+        if null_every != 0 && (i * 7 + seed as usize).is_multiple_of(null_every) {
             b.append_null();
             continue;
         }

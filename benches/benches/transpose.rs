@@ -7,7 +7,8 @@
 //! Run: `cargo bench -p sluice-benches --bench transpose -- --warm-up-time 1 --measurement-time 3`
 //! (`SLUICE_BENCH_ROWS=200000` for a quicker run). For ratios to memcpy
 //! measured round by round (the machine is shared and noisy):
-//! `SLUICE_BENCH_INTERLEAVED=9 cargo bench -p sluice-benches --bench transpose`.
+//! `SLUICE_BENCH_INTERLEAVED=9 cargo bench -p sluice-benches --bench transpose`
+//! (`SLUICE_BENCH_SCHEMA=varchar16` runs only the schemas whose label contains it).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -69,7 +70,11 @@ fn dataset(n: usize, strings: usize, max: usize) -> (RowConverter, RecordBatch) 
 /// by criterion are not comparable. `SLUICE_BENCH_INTERLEAVED=<rounds>`.
 fn interleaved(n: usize, rounds: usize) {
     use std::time::Instant;
+    let only = std::env::var("SLUICE_BENCH_SCHEMA").ok();
     for (label, strings, max) in SCHEMAS {
+        if only.as_deref().is_some_and(|o| !label.contains(o)) {
+            continue;
+        }
         let (conv, batch) = dataset(n, strings, max);
         let rows = conv.batch_to_rows(&batch, None, NullLayout::Serializer).unwrap();
         let bytes = rows.data.len() as f64;
@@ -77,7 +82,7 @@ fn interleaved(n: usize, rounds: usize) {
         let exact = conv.clone().with_values_sizing(ValuesSizing::ExactPass);
         let geometric = conv.clone().with_values_sizing(ValuesSizing::Geometric);
         let mut out = Rows::default();
-        let names = ["memcpy", "entry_exact_pass", "entry_geometric", "exit"];
+        let names = ["memcpy", "entry_exact_pass (default)", "entry_geometric", "exit"];
         let mut secs: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
         for _ in 0..rounds {
             for (k, s) in secs.iter_mut().enumerate() {
@@ -110,7 +115,7 @@ fn interleaved(n: usize, rounds: usize) {
         for k in 0..names.len() {
             let ratios: Vec<f64> = (0..rounds).map(|r| secs[0][r] / secs[k][r]).collect();
             eprintln!(
-                "interleaved {label:24} {:18} {:6.2} GB/s  {:5.2}x memcpy (median of {rounds} rounds)",
+                "interleaved {label:22} {:26} {:6.2} GB/s  {:5.2}x memcpy (median of {rounds} rounds)",
                 names[k],
                 bytes / median(secs[k].clone()) / 1e9,
                 median(ratios)

@@ -37,9 +37,12 @@
 //! (no pass over the rows), for `Utf8View` one pass over the view lengths.
 //! Values and offsets are then allocated once and filled in a single row
 //! pass that reads each input once and writes the output strictly front to
-//! back: short strings are moved with one or two 16-byte unaligned copies
-//! (the values buffer carries 32 bytes of slack, so writing past a string's
-//! end is overwritten by the next one), longer ones with `memcpy`. A NULL
+//! back: strings of up to 16 bytes are moved with one 16-byte unaligned
+//! copy, up to 512 bytes with whole 32-byte chunks (the values buffer carries
+//! 64 bytes of slack, so bytes written past a string's end are overwritten by
+//! the next one), longer ones with `memcpy`. When every argument is a `Utf8`
+//! column or a scalar, a scalar is read as a stride-0 column and the row
+//! loop (unrolled for 2–4 arguments) has no per-argument branch. A NULL
 //! row keeps the preceding offset and consumes no value bytes.
 //!
 //! With NULL rows the values capacity is the size of all rows (an upper
@@ -55,7 +58,7 @@ use crate::error::{invalid_arg, Error, Result};
 
 /// Bytes of slack after the values so that short copies may write whole
 /// 16-byte vectors.
-const SLACK: usize = 32;
+const SLACK: usize = 64;
 
 /// `CONCAT(args…)` into `Utf8`.
 ///
@@ -172,6 +175,76 @@ impl Src<'_> {
     }
 }
 
+/// A source of row byte ranges, monomorphised into the fill loops.
+trait RowSrc: Copy {
+    /// Row `i`: start pointer, length, readable bytes from the start.
+    ///
+    /// # Safety
+    ///
+    /// As [`Src::row`].
+    unsafe fn row(&self, i: usize) -> (*const u8, usize, usize);
+}
+
+impl RowSrc for Src<'_> {
+    #[inline(always)]
+    unsafe fn row(&self, i: usize) -> (*const u8, usize, usize) {
+        // SAFETY: forwarded contract.
+        unsafe { Src::row(self, i) }
+    }
+}
+
+/// The branch-free form of a `Utf8` column or a scalar, used when every
+/// argument is one of those (the common case): a scalar is a column whose
+/// offsets `[0, len]` are read with stride 0.
+#[derive(Clone, Copy)]
+struct Flat {
+    offsets: *const i32,
+    stride: usize,
+    values: *const u8,
+    values_len: usize,
+}
+
+impl RowSrc for Flat {
+    #[inline(always)]
+    unsafe fn row(&self, i: usize) -> (*const u8, usize, usize) {
+        // SAFETY: `offsets` has `n + 1` entries for a column (`i < n`) or 2
+        // for a scalar (stride 0); the offsets lie within `values_len`.
+        unsafe {
+            let o = self.offsets.add(i * self.stride);
+            let s = *o as usize;
+            let e = *o.add(1) as usize;
+            (self.values.add(s), e - s, self.values_len - s)
+        }
+    }
+}
+
+/// The flat form of `pieces`, if all are `Utf8` columns or scalars that fit
+/// `i32` offsets. `scalar_offsets` must have capacity for one entry per
+/// piece (it is filled here and must outlive the result).
+fn flatten(pieces: &[Piece<'_>], scalar_offsets: &mut Vec<[i32; 2]>) -> Option<Vec<Flat>> {
+    debug_assert!(scalar_offsets.capacity() >= pieces.len() && scalar_offsets.is_empty());
+    let mut out = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        out.push(match p.src {
+            Src::Off32 { offsets, values } => {
+                Flat { offsets: offsets.as_ptr(), stride: 1, values: values.as_ptr(), values_len: values.len() }
+            }
+            Src::Scalar { ptr, len, avail } if len <= i32::MAX as usize => {
+                // The capacity was reserved up front, so this push never
+                // reallocates and earlier pointers stay valid.
+                if scalar_offsets.len() == scalar_offsets.capacity() {
+                    return None;
+                }
+                scalar_offsets.push([0, len as i32]);
+                let o = scalar_offsets.last()?;
+                Flat { offsets: o.as_ptr(), stride: 0, values: ptr, values_len: avail }
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
 fn span<O: arrow_buffer::ArrowNativeType>(offsets: &[O]) -> usize {
     match (offsets.first(), offsets.last()) {
         (Some(f), Some(l)) => l.as_usize() - f.as_usize(),
@@ -183,19 +256,29 @@ fn span<O: arrow_buffer::ArrowNativeType>(offsets: &[O]) -> usize {
 ///
 /// # Safety
 ///
-/// `src` readable for `avail >= len` bytes; `dst` writable for `len` bytes and, when
-/// `len <= 32`, for 32 bytes; the ranges do not overlap.
+/// `src` readable for `avail >= len` bytes; `dst` writable for `len` bytes
+/// rounded up to a multiple of 32 (the values buffer's `SLACK` covers the
+/// excess); the ranges do not overlap.
 #[inline(always)]
 unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize, avail: usize) {
     type V = [u8; 16];
-    // SAFETY: each branch reads only within `avail` and writes within the
-    // 32 bytes the caller guarantees; otherwise a plain copy of `len` bytes.
+    // SAFETY: each vector branch reads only within `avail` and writes within
+    // `len` rounded up to 32, as the caller guarantees; otherwise a plain
+    // copy of `len` bytes.
     unsafe {
         if len <= 16 && avail >= 16 {
             dst.cast::<V>().write_unaligned(src.cast::<V>().read_unaligned());
-        } else if len <= 32 && avail >= 32 {
-            dst.cast::<V>().write_unaligned(src.cast::<V>().read_unaligned());
-            dst.add(16).cast::<V>().write_unaligned(src.add(16).cast::<V>().read_unaligned());
+        } else if len <= 512 && avail >= len.next_multiple_of(32) {
+            // Whole 32-byte chunks (two 16-byte moves each): cheaper than a
+            // `memcpy` call for the string sizes SQL columns hold.
+            let mut k = 0;
+            while k < len {
+                let a = src.add(k).cast::<V>().read_unaligned();
+                let b = src.add(k + 16).cast::<V>().read_unaligned();
+                dst.add(k).cast::<V>().write_unaligned(a);
+                dst.add(k + 16).cast::<V>().write_unaligned(b);
+                k += 32;
+            }
         } else {
             std::ptr::copy_nonoverlapping(src, dst, len);
         }
@@ -382,19 +465,76 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum]) -> Result<GenericStrin
     let mut out = Out::<O>::new(n, capacity);
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
-    let pieces = &args.pieces[..];
+    let mut scalar_offsets = Vec::with_capacity(args.pieces.len());
+    // SAFETY: `offs` has room for `n + 1` offsets; every array source has `n`
+    // rows; the values buffer holds `capacity + SLACK` bytes and `capacity`
+    // bounds the bytes of the rows written (all rows, or the valid ones).
+    let pos = unsafe {
+        match flatten(&args.pieces, &mut scalar_offsets) {
+            Some(flat) => dispatch_concat(&flat, n, nulls.as_ref(), base, offs),
+            None => {
+                let srcs: Vec<Src<'_>> = args.pieces.iter().map(|p| p.src).collect();
+                dispatch_concat(&srcs, n, nulls.as_ref(), base, offs)
+            }
+        }
+    };
+    debug_assert!(pos <= capacity);
+    // SAFETY: the fill wrote `n + 1` offsets ending at `pos` and `pos` bytes.
+    Ok(unsafe { out.finish(n, pos, nulls) })
+}
+
+/// Picks a fill loop unrolled for 2, 3 or 4 arguments.
+///
+/// # Safety
+///
+/// As [`fill_concat`].
+unsafe fn dispatch_concat<P: RowSrc, O: OffsetSizeTrait>(
+    pieces: &[P],
+    n: usize,
+    nulls: Option<&NullBuffer>,
+    base: *mut u8,
+    offs: *mut O,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if let Ok(p) = <&[P; 2]>::try_from(pieces) {
+            fill_concat(p.as_slice(), n, nulls, base, offs)
+        } else if let Ok(p) = <&[P; 3]>::try_from(pieces) {
+            fill_concat(p.as_slice(), n, nulls, base, offs)
+        } else if let Ok(p) = <&[P; 4]>::try_from(pieces) {
+            fill_concat(p.as_slice(), n, nulls, base, offs)
+        } else {
+            fill_concat(pieces, n, nulls, base, offs)
+        }
+    }
+}
+
+/// Writes the CONCAT of every row (the valid ones only, under `nulls`) front
+/// to back; returns the value bytes written.
+///
+/// # Safety
+///
+/// Every source has at least `n` rows; `offs` is writable for `n + 1`
+/// offsets; `base` is writable for the total bytes of the rows written plus
+/// `SLACK`, and that total fits `O`.
+#[inline(always)]
+unsafe fn fill_concat<P: RowSrc, O: OffsetSizeTrait>(
+    pieces: &[P],
+    n: usize,
+    nulls: Option<&NullBuffer>,
+    base: *mut u8,
+    offs: *mut O,
+) -> usize {
     let mut pos = 0usize;
-    // SAFETY (whole block): `offs` has room for `n + 1` offsets; every row
-    // index is `< n`, the sources' row count; `pos` never exceeds
-    // `capacity` (the sum of the lengths of the rows written), and the
-    // values buffer has `SLACK` spare bytes past it for `copy_short`.
+    // SAFETY: per the contract; rows are `< n`, `pos` stays within the
+    // written total, and `copy_short` may spill into the `SLACK` bytes only.
     unsafe {
         offs.write(O::usize_as(0));
-        match &nulls {
+        match nulls {
             None => {
                 for i in 0..n {
                     for p in pieces {
-                        let (s, len, avail) = p.src.row(i);
+                        let (s, len, avail) = p.row(i);
                         copy_short(base.add(pos), s, len, avail);
                         pos += len;
                     }
@@ -405,7 +545,7 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum]) -> Result<GenericStrin
                 for i in 0..n {
                     if nb.is_valid(i) {
                         for p in pieces {
-                            let (s, len, avail) = p.src.row(i);
+                            let (s, len, avail) = p.row(i);
                             copy_short(base.add(pos), s, len, avail);
                             pos += len;
                         }
@@ -414,9 +554,8 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum]) -> Result<GenericStrin
                 }
             }
         }
-        debug_assert!(pos <= capacity);
-        Ok(out.finish(n, pos, nulls))
     }
+    pos
 }
 
 /// Bytes of the non-NULL CONCAT rows (only needed near the offset limit).
@@ -474,35 +613,114 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     let mut out = Out::<O>::new(n, capacity);
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
-    let sep_src = sep_piece.src;
+    let arg_nulls: Vec<Option<&NullBuffer>> = pieces.iter().map(|p| p.nulls).collect();
+    let mut all = Vec::with_capacity(pieces.len() + 1);
+    all.push(Piece { src: sep_piece.src, nulls: None });
+    all.extend(pieces.iter().map(|p| Piece { src: p.src, nulls: p.nulls }));
+    let mut scalar_offsets = Vec::with_capacity(all.len());
+    // SAFETY: as in `concat_impl`; `capacity` counts the non-NULL arguments
+    // and the separators between them on every written row.
+    let pos = unsafe {
+        match flatten(&all, &mut scalar_offsets) {
+            Some(flat) => dispatch_concat_ws(&flat, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs),
+            None => {
+                let srcs: Vec<Src<'_>> = all.iter().map(|p| p.src).collect();
+                dispatch_concat_ws(&srcs, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs)
+            }
+        }
+    };
+    debug_assert!(pos <= capacity);
+    // SAFETY: the fill wrote `n + 1` offsets ending at `pos` and `pos` bytes.
+    Ok(unsafe { out.finish(n, pos, nulls) })
+}
+
+/// Picks a CONCAT_WS fill loop unrolled for 2, 3 or 4 arguments.
+///
+/// # Safety
+///
+/// As [`fill_concat_ws`].
+unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
+    srcs: &[P],
+    arg_nulls: &[Option<&NullBuffer>],
+    any_arg_nulls: bool,
+    n: usize,
+    nulls: Option<&NullBuffer>,
+    base: *mut u8,
+    offs: *mut O,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if let Ok(p) = <&[P; 3]>::try_from(srcs) {
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        } else if let Ok(p) = <&[P; 4]>::try_from(srcs) {
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        } else if let Ok(p) = <&[P; 5]>::try_from(srcs) {
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        } else {
+            fill_concat_ws(srcs, arg_nulls, any_arg_nulls, n, nulls, base, offs)
+        }
+    }
+}
+
+/// Writes CONCAT_WS rows front to back. `srcs[0]` is the separator, the rest
+/// the arguments, whose NULL masks are `arg_nulls`.
+///
+/// # Safety
+///
+/// As [`fill_concat`], with the separators counted in the total.
+#[inline(always)]
+unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
+    srcs: &[P],
+    arg_nulls: &[Option<&NullBuffer>],
+    any_arg_nulls: bool,
+    n: usize,
+    nulls: Option<&NullBuffer>,
+    base: *mut u8,
+    offs: *mut O,
+) -> usize {
+    let Some((sep, args)) = srcs.split_first() else { return 0 };
     let mut pos = 0usize;
-    // SAFETY (whole block): as in `concat_impl`; a row writes its non-NULL
-    // arguments and the separators between them, which `capacity` counts.
+    // SAFETY: per the contract, as in `fill_concat`.
     unsafe {
         offs.write(O::usize_as(0));
-        for i in 0..n {
-            if nulls.as_ref().is_none_or(|nb| nb.is_valid(i)) {
-                let (ss, slen, savail) = sep_src.row(i);
-                let mut first = true;
-                for p in pieces {
-                    if p.nulls.is_some_and(|nb| nb.is_null(i)) {
-                        continue;
-                    }
-                    if !first {
+        if nulls.is_none() && !any_arg_nulls {
+            for i in 0..n {
+                let (ss, slen, savail) = sep.row(i);
+                for (k, p) in args.iter().enumerate() {
+                    if k > 0 {
                         copy_short(base.add(pos), ss, slen, savail);
                         pos += slen;
                     }
-                    first = false;
-                    let (s, len, avail) = p.src.row(i);
+                    let (s, len, avail) = p.row(i);
                     copy_short(base.add(pos), s, len, avail);
                     pos += len;
                 }
+                offs.add(i + 1).write(O::usize_as(pos));
             }
-            offs.add(i + 1).write(O::usize_as(pos));
+        } else {
+            for i in 0..n {
+                if nulls.is_none_or(|nb| nb.is_valid(i)) {
+                    let (ss, slen, savail) = sep.row(i);
+                    let mut first = true;
+                    for (p, an) in args.iter().zip(arg_nulls) {
+                        if an.is_some_and(|nb| nb.is_null(i)) {
+                            continue;
+                        }
+                        if !first {
+                            copy_short(base.add(pos), ss, slen, savail);
+                            pos += slen;
+                        }
+                        first = false;
+                        let (s, len, avail) = p.row(i);
+                        copy_short(base.add(pos), s, len, avail);
+                        pos += len;
+                    }
+                }
+                offs.add(i + 1).write(O::usize_as(pos));
+            }
         }
-        debug_assert!(pos <= capacity);
-        Ok(out.finish(n, pos, nulls))
     }
+    pos
 }
 
 /// Bytes of the CONCAT_WS output (only needed near the offset limit).

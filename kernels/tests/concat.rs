@@ -17,6 +17,8 @@ use sluice_kernels::Error;
 static ALLOC: CountingAlloc = CountingAlloc::system();
 
 type Col = Vec<Option<String>>;
+/// An argument as the test sees it: a column, or (when the first is None) a scalar.
+type ArgSpec = (Option<Col>, Option<String>);
 
 /// Builds one column in the layout `kind` (0 Utf8, 1 LargeUtf8, 2 Utf8View),
 /// padded with junk rows before and after and then sliced back.
@@ -58,7 +60,7 @@ fn at(v: &(Option<Col>, Option<String>), i: usize) -> Option<&str> {
 fn make_arg(v: &(Option<Col>, Option<String>), kind: u8, pad: usize) -> Arg {
     match v {
         (Some(col), _) => Arg::Array(build(col, kind, pad)),
-        (None, s) => Arg::Scalar(Scalar::new(build(&[s.clone()], kind, pad))),
+        (None, s) => Arg::Scalar(Scalar::new(build(std::slice::from_ref(s), kind, pad))),
     }
 }
 
@@ -115,7 +117,7 @@ fn arg(rows: usize) -> impl Strategy<Value = (Option<Col>, Option<String>)> {
     ]
 }
 
-fn case() -> impl Strategy<Value = (usize, Vec<(Option<Col>, Option<String>)>, (Option<Col>, Option<String>), Vec<u8>, usize)> {
+fn case() -> impl Strategy<Value = (usize, Vec<ArgSpec>, ArgSpec, Vec<u8>, usize)> {
     (0usize..25).prop_flat_map(|rows| {
         (
             Just(rows),

@@ -2,7 +2,7 @@
 //! references written plainly here, plus hand-written Flink cases that each
 //! name the Flink source they pin.
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use sluice_kernels::search::{instr, like, locate, position, replace, split_index, LikePattern};
 use sluice_kernels::Error;
 
-use common::*;
+use support::*;
 
 fn s1(v: &str) -> Scalar<StringArray> {
     Scalar::new(StringArray::from(vec![v]))
@@ -244,8 +244,16 @@ proptest! {
         let s: Vec<_> = rows_.iter().map(|r| r.0.clone()).collect();
         let start: Vec<_> = rows_.iter().map(|r| r.1).collect();
         let nth: Vec<_> = rows_.iter().map(|r| r.2).collect();
-        let out = instr(&strings(&s, layout, pad), &s1(&sub), Some(&ints(&start, pad)), Some(&ints(&nth, 0))).unwrap();
-        let want: Vec<Option<i32>> = rows_.iter().map(|(s, st, n)| match (s, st, n) {
+        // Scalar substring, or the same substring as a column with every
+        // fourth row NULL.
+        let sub_col: Vec<Option<String>> = (0..rows_.len()).map(|i| (i % 4 != 1).then(|| sub.clone())).collect();
+        let out = if layout == 1 {
+            instr(&strings(&s, layout, pad), &strings(&sub_col, 2, pad), Some(&ints(&start, pad)), Some(&ints(&nth, 0))).unwrap()
+        } else {
+            instr(&strings(&s, layout, pad), &s1(&sub), Some(&ints(&start, pad)), Some(&ints(&nth, 0))).unwrap()
+        };
+        let want: Vec<Option<i32>> = rows_.iter().enumerate().map(|(i, (s, st, n))| match (s, st, n) {
+            _ if layout == 1 && i % 4 == 1 => None,
             (Some(s), Some(st), Some(n)) => ref_instr(s, &sub, *st, *n),
             _ => None,
         }).collect();
@@ -531,9 +539,11 @@ fn flink_like_escape() {
         Err(Error::Flink(m)) => assert_eq!(m, "Invalid escape sequence '😀b!', 3"),
         other => panic!("{other:?}"),
     }
-    // Invalid escapes fail even when every row is NULL? No: a literal
-    // pattern fails at compile time in Flink (code generation), so here too.
+    // A literal pattern fails at code generation in Flink, before any row,
+    // so here it fails even when every row is NULL.
     assert!(like(&StringArray::from(vec![None::<&str>]), &s1("a!"), Some('!')).is_err());
+    // An escape outside the BMP is two UTF-16 units: rejected (LikeCallGen).
+    assert!(matches!(like1("a", "a", Some('😀')), Err(Error::Flink(_))));
     // A non-literal pattern only fails on the rows Flink evaluates.
     let out = like(
         &StringArray::from(vec![None::<&str>]),

@@ -30,7 +30,8 @@ fn allocs<F: Fn(&StringArray)>(f: F) -> (u64, u64) {
 
 #[test]
 fn scalar_argument_kernels_allocate_per_batch_not_per_row() {
-    let cases: Vec<(&str, Box<dyn Fn(&StringArray)>)> = vec![
+    type Case = (&'static str, Box<dyn Fn(&StringArray)>);
+    let cases: Vec<Case> = vec![
         ("position", Box::new(|a| drop(position(&s1("abc"), a).unwrap()))),
         ("locate", Box::new(|a| drop(locate(&s1("ñ"), a, Some(&Scalar::new(Int32Array::from(vec![3])))).unwrap()))),
         ("instr", Box::new(|a| drop(instr(a, &s1("a"), Some(&Scalar::new(Int32Array::from(vec![-2]))), None).unwrap()))),

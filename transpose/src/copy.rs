@@ -20,7 +20,19 @@ pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
     unsafe {
         if n >= 16 {
             if n > 32 {
-                std::ptr::copy_nonoverlapping(s, dst, n);
+                if n > 64 {
+                    std::ptr::copy_nonoverlapping(s, dst, n);
+                    return;
+                }
+                // 33..=64: the first 32 and the last 32 bytes (they overlap)
+                let a = s.cast::<u128>().read_unaligned();
+                let b = s.add(16).cast::<u128>().read_unaligned();
+                let c = s.add(n - 32).cast::<u128>().read_unaligned();
+                let d = s.add(n - 16).cast::<u128>().read_unaligned();
+                dst.cast::<u128>().write_unaligned(a);
+                dst.add(16).cast::<u128>().write_unaligned(b);
+                dst.add(n - 32).cast::<u128>().write_unaligned(c);
+                dst.add(n - 16).cast::<u128>().write_unaligned(d);
                 return;
             }
             let a = s.cast::<u128>().read_unaligned();
@@ -48,7 +60,7 @@ pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
 /// `out.extend_from_slice(b)` with [`copy_short`] for short `b`.
 #[inline(always)]
 pub(crate) fn append(out: &mut Vec<u8>, b: &[u8]) {
-    if b.len() > 32 {
+    if b.len() > 64 {
         out.extend_from_slice(b);
         return;
     }
@@ -67,8 +79,8 @@ pub(crate) fn append(out: &mut Vec<u8>, b: &[u8]) {
 mod tests {
     #[test]
     fn every_short_length() {
-        let src: Vec<u8> = (0..64u8).collect();
-        for n in 0..=64 {
+        let src: Vec<u8> = (0..100u8).collect();
+        for n in 0..=100 {
             let mut out = vec![0xAAu8; 3];
             super::append(&mut out, &src[..n]);
             let mut want = vec![0xAAu8; 3];

@@ -46,6 +46,71 @@ pub(crate) trait RowSource {
     /// when out of range).
     #[inline(always)]
     fn prefetch(&self, _i: usize, _bytes: usize) {}
+
+    /// Bytes of all rows together (a hint for the block size: never more
+    /// than the buffers hold, whatever the offsets say).
+    fn total_bytes(&self) -> usize;
+
+    /// Calls `f` on every row in order, each checked for bounds and a
+    /// fixed part of `fixed_size` bytes (the first bad row is the error).
+    #[inline]
+    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, f: F) -> Result<()> {
+        for_each_row_checked(self, fixed_size, f)
+    }
+
+    /// Checks rows `first..end` (bounds, fixed part present, RowKind byte),
+    /// writes their kinds into `kinds` (one per row) and their bytes into
+    /// `out`. The error is the first bad row's, in row order.
+    #[inline]
+    fn fill_block<'s>(
+        &'s self,
+        first: usize,
+        end: usize,
+        fixed_size: usize,
+        kinds: &mut [RowKind],
+        out: &mut Vec<&'s [u8]>,
+    ) -> Result<()> {
+        fill_block_checked(self, first, end, fixed_size, kinds, out)
+    }
+}
+
+/// [`RowSource::for_each_row`] with every row checked as it comes.
+fn for_each_row_checked<S: RowSource + ?Sized, F: FnMut(&[u8])>(src: &S, fixed_size: usize, mut f: F) -> Result<()> {
+    for i in 0..src.num_rows() {
+        // only the fixed part: the slots are all this pass reads
+        src.prefetch(i + PREFETCH_AHEAD, fixed_size);
+        let row = src.row(i)?;
+        if row.len() < fixed_size {
+            return Err(Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size });
+        }
+        f(row);
+    }
+    Ok(())
+}
+
+/// [`RowSource::fill_block`] row by row, each check reported as it fails.
+fn fill_block_checked<'s, S: RowSource + ?Sized>(
+    src: &'s S,
+    first: usize,
+    end: usize,
+    fixed_size: usize,
+    kinds: &mut [RowKind],
+    out: &mut Vec<&'s [u8]>,
+) -> Result<()> {
+    for (i, kind) in (first..end).zip(kinds.iter_mut()) {
+        // every line of the row (its strings are copied next), up to 512 bytes
+        src.prefetch(i + PREFETCH_AHEAD, 512);
+        let row = src.row(i)?;
+        if row.len() < fixed_size {
+            return Err(Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size });
+        }
+        *kind = match RowKind::from_byte(row[0]) {
+            Some(k) => k,
+            None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
+        };
+        out.push(row);
+    }
+    Ok(())
 }
 
 /// Starts loading the cache line at `p` into L1. Never faults, whatever `p`.
@@ -82,6 +147,86 @@ impl RowSource for Contiguous<'_> {
         }
         Ok(&self.data[s as usize..e as usize])
     }
+    #[inline]
+    fn total_bytes(&self) -> usize {
+        match (self.offsets.first(), self.offsets.last()) {
+            (Some(&f), Some(&l)) if f >= 0 && l >= f => ((l - f) as u64).min(self.data.len() as u64) as usize,
+            _ => 0,
+        }
+    }
+
+    /// All offsets are checked in one branch-free pass first; only a batch
+    /// with a bad row goes through the row-by-row checks.
+    #[inline]
+    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
+        let data = self.data;
+        let dl = data.len() as u64;
+        let mut ok = true;
+        for w in self.offsets.windows(2) {
+            let (s, e) = (w[0] as u64, w[1] as u64);
+            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
+            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
+        }
+        if !ok {
+            return for_each_row_checked(self, fixed_size, f);
+        }
+        for w in self.offsets.windows(2) {
+            let (s, e) = (w[0] as usize, w[1] as usize);
+            prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
+            // SAFETY: s <= e <= data.len() was checked for every row just above.
+            f(unsafe { data.get_unchecked(s..e) });
+        }
+        Ok(())
+    }
+
+    /// Checks the whole block branch-free first (offsets in bounds and
+    /// ordered, fixed part present, RowKind byte <= 3); only a block with a
+    /// bad row goes through the row-by-row checks that name the error.
+    #[inline]
+    fn fill_block<'s>(
+        &'s self,
+        first: usize,
+        end: usize,
+        fixed_size: usize,
+        kinds: &mut [RowKind],
+        out: &mut Vec<&'s [u8]>,
+    ) -> Result<()> {
+        let data = self.data;
+        let dl = data.len() as u64;
+        let (Some(offs), true) = (self.offsets.get(first..=end), kinds.len() == end - first) else {
+            return fill_block_checked(self, first, end, fixed_size, kinds, out);
+        };
+        let mut ok = true;
+        for w in offs.windows(2) {
+            let (s, e) = (w[0] as u64, w[1] as u64);
+            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
+            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
+        }
+        if !ok || fixed_size == 0 {
+            return fill_block_checked(self, first, end, fixed_size, kinds, out);
+        }
+        let mut kinds_ok = true;
+        for (w, kind) in offs.windows(2).zip(kinds.iter_mut()) {
+            let (s, e) = (w[0] as usize, w[1] as usize);
+            prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
+            // SAFETY: s <= e <= data.len() was checked for every row of the
+            // block just above (and s + fixed_size <= e with fixed_size > 0,
+            // so s < e and data[s] exists).
+            let row = unsafe { data.get_unchecked(s..e) };
+            // SAFETY: as above, s < e <= data.len().
+            let b = unsafe { *data.get_unchecked(s) };
+            kinds_ok &= b <= 3;
+            // SAFETY: RowKind is repr(u8) with the values 0..=3; a byte > 3
+            // stored here is never read: the block is redone checked below.
+            *kind = unsafe { std::mem::transmute::<u8, RowKind>(b & 3) };
+            out.push(row);
+        }
+        if !kinds_ok {
+            out.clear();
+            return fill_block_checked(self, first, end, fixed_size, kinds, out);
+        }
+        Ok(())
+    }
     #[inline(always)]
     fn prefetch(&self, i: usize, bytes: usize) {
         if let (Some(&s), Some(&e)) = (self.offsets.get(i), self.offsets.get(i + 1)) {
@@ -106,6 +251,12 @@ impl RowSource for Segmented<'_> {
     #[inline(always)]
     fn num_rows(&self) -> usize {
         self.rows.len()
+    }
+    fn total_bytes(&self) -> usize {
+        self.rows.iter().fold(0usize, |acc, a| {
+            let seg = self.segments.get(a.segment).map_or(0, |s| s.len());
+            acc.saturating_add(a.len.min(seg))
+        })
     }
     #[inline(always)]
     fn row(&self, i: usize) -> Result<&[u8]> {
@@ -204,7 +355,14 @@ pub(crate) struct Builder {
 /// How many rows ahead the row loops prefetch.
 const PREFETCH_AHEAD: usize = 16;
 
-/// Rows per decoding block.
+/// How far ahead (in bytes of row data) the block check prefetches: far
+/// enough to cover the memory latency at the rate rows are decoded.
+const PREFETCH_BYTES: usize = 2048;
+
+/// Row bytes per decoding block (well inside L1d).
+const BLOCK_BYTES: usize = 16 * 1024;
+
+/// Most rows per decoding block.
 const BLOCK: usize = 256;
 
 /// Initial capacity of nested / geometric value buffers.
@@ -419,8 +577,17 @@ impl Builder {
         let is_null = |row: &[u8]| row.get(byte).is_some_and(|b| b & mask != 0);
         let word = |row: &[u8]| u64_at(row, pos).unwrap_or(0);
         let Builder { col, nulls, nullable, len } = self;
+        // One test for the whole block: the common no-NULL block then runs
+        // loops without a per-row validity branch.
+        let any_null = rows.iter().fold(0u8, |acc, row| acc | row.get(byte).copied().unwrap_or(0)) & mask != 0;
         macro_rules! fixed_loop {
             ($v:expr, $conv:expr) => {{
+                if !any_null {
+                    $v.extend(rows.iter().map(|row| $conv(word(row))));
+                    nulls.append_n_non_nulls(rows.len());
+                    *len += rows.len();
+                    return Ok(());
+                }
                 for (k, row) in rows.iter().enumerate() {
                     if is_null(row) {
                         if !*nullable {
@@ -442,6 +609,26 @@ impl Builder {
             (Col::F64(v), _) => fixed_loop!(v, f64::from_bits),
             (Col::I32(v), TypeKind::Int | TypeKind::Date) => fixed_loop!(v, |w: u64| w as u32 as i32),
             (Col::F32(v), _) => fixed_loop!(v, |w: u64| f32::from_bits(w as u32)),
+            (Col::Bytes { offsets, values, utf8 }, _) if *utf8 != Utf8Check::PerValue && !any_null => {
+                offsets.reserve(rows.len());
+                for (k, row) in rows.iter().enumerate() {
+                    let b = bytes_at(row, pos).map_err(|f| f.at(first + k, &node.path))?;
+                    crate::copy::append(values, b);
+                    offsets.push(values.len() as i32);
+                }
+                nulls.append_n_non_nulls(rows.len());
+                // The UTF-8 check runs once per block here (the chunk may end
+                // up to one block past UTF8_CHUNK bytes).
+                if let Utf8Check::Chunked { from } = utf8 {
+                    let start = offsets.get(*from).copied().unwrap_or(0) as usize;
+                    if values.len() - start >= UTF8_CHUNK {
+                        check_utf8_from(values, offsets, *from, &node.path)?;
+                        *from = offsets.len() - 1;
+                    }
+                }
+                *len += rows.len();
+                return Ok(());
+            }
             (Col::Bytes { offsets, values, utf8 }, _) if *utf8 != Utf8Check::PerValue => {
                 for (k, row) in rows.iter().enumerate() {
                     if is_null(row) {
@@ -602,6 +789,11 @@ impl Builder {
     }
 }
 
+/// String and binary types whose values go into one Arrow values buffer.
+fn is_bytes(kind: &TypeKind) -> bool {
+    matches!(kind, TypeKind::Char(_) | TypeKind::VarChar(_) | TypeKind::VarBinary(_))
+}
+
 #[cold]
 fn unreachable_kind<T>() -> Result<T> {
     Err(Error::Unsupported("internal: builder and Arrow type disagree".into()))
@@ -699,26 +891,18 @@ impl RowConverter {
         if self.sizing == ValuesSizing::ExactPass {
             self.presize(src, &mut builders, nb, &skip)?;
         }
+        let total = src.total_bytes();
         // Rows are decoded in blocks: the block's rows are checked and
         // collected once, then each column runs its own tight loop over the
-        // block (no per-field dispatch) while the rows are still in L1/L2.
-        let mut block: Vec<&[u8]> = Vec::with_capacity(BLOCK.min(n));
-        for first in (0..n).step_by(BLOCK) {
-            let end = (first + BLOCK).min(n);
+        // block (no per-field dispatch) while the rows are still in L1. The
+        // block holds about BLOCK_BYTES of rows (16..=BLOCK rows).
+        let avg = total / n.max(1);
+        let rows_per_block = (BLOCK_BYTES / avg.max(1)).clamp(16, BLOCK);
+        let mut block: Vec<&[u8]> = Vec::with_capacity(rows_per_block.min(n));
+        for first in (0..n).step_by(rows_per_block) {
+            let end = (first + rows_per_block).min(n);
             block.clear();
-            for (i, kind) in (first..end).zip(&mut kinds[first..end]) {
-                // every line of the row (its strings are copied next), up to 512 bytes
-                src.prefetch(i + PREFETCH_AHEAD, 512);
-                let row = src.row(i)?;
-                if row.len() < self.fixed_size {
-                    return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
-                }
-                *kind = match RowKind::from_byte(row[0]) {
-                    Some(k) => k,
-                    None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
-                };
-                block.push(row);
-            }
+            src.fill_block(first, end, self.fixed_size, &mut kinds[first..end], &mut block)?;
             for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
                 if !skip(j) {
                     b.decode_block(node, &block, first, j, nb + 8 * j)?;
@@ -753,31 +937,34 @@ impl RowConverter {
         let cols: Vec<usize> = (0..self.fields.len())
             .filter(|&j| {
                 !skip(j) &&
-                matches!(self.fields[j].ty.kind, TypeKind::Char(_) | TypeKind::VarChar(_) | TypeKind::VarBinary(_))
+                is_bytes(&self.fields[j].ty.kind)
             })
             .collect();
         if cols.is_empty() {
             return Ok(());
         }
-        let mut sums = vec![0usize; self.fields.len()];
-        for i in 0..src.num_rows() {
-            // only the fixed part: the slots are all this pass reads
-            src.prefetch(i + PREFETCH_AHEAD, self.fixed_size);
-            let row = src.row(i)?;
-            if row.len() < self.fixed_size {
-                return Err(Error::TruncatedRow { row: i, size: row.len(), needed: self.fixed_size });
-            }
-            for &j in &cols {
+        // (null byte, null mask, slot position) of each summed column
+        let slots: Vec<(usize, u8, usize)> = cols
+            .iter()
+            .map(|&j| {
                 let (byte, mask) = row_null_bit(j);
-                if row[byte] & mask != 0 {
-                    continue;
-                }
-                let w = u64_at(row, nb + 8 * j).unwrap_or(0);
+                (byte, mask, nb + 8 * j)
+            })
+            .collect();
+        let mut col_sums = vec![0usize; cols.len()];
+        src.for_each_row(self.fixed_size, |row| {
+            for (&(byte, mask, pos), sum) in slots.iter().zip(col_sums.iter_mut()) {
+                let null = row.get(byte).is_none_or(|b| b & mask != 0);
+                let w = u64_at(row, pos).unwrap_or(0);
                 let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
                 // Never reserve more than the row can hold (a malformed length
-                // is reported by the main pass).
-                sums[j] += len.min(row.len());
+                // is reported by the main pass); NULL slots add nothing.
+                *sum += if null { 0 } else { len.min(row.len()) };
             }
+        })?;
+        let mut sums = vec![0usize; self.fields.len()];
+        for (&j, &sum) in cols.iter().zip(&col_sums) {
+            sums[j] = sum;
         }
         for &j in &cols {
             builders[j].reserve_values(sums[j]);

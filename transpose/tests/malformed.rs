@@ -401,3 +401,49 @@ fn null_map_key_is_refused() {
         e => panic!("{e:?}"),
     }
 }
+
+/// The entry transpose checks whole blocks of rows at once and redoes a
+/// block row by row only when one of its rows is bad: a bad row anywhere
+/// (first / middle / last of a block, in a later block) is still reported
+/// at its own row, with the error of a row-by-row check.
+#[test]
+fn bad_row_found_at_its_row_in_any_block() {
+    let c = conv(&["INT", "STRING"]);
+    let good = good_row();
+    let n = 1500;
+    for bad_at in [0, 1, 255, 256, 511, 700, 1024, n - 1] {
+        let build = |bad: &[u8]| {
+            let mut data = Vec::new();
+            let mut offs = vec![0i64];
+            for i in 0..n {
+                data.extend_from_slice(if i == bad_at { bad } else { &good });
+                offs.push(data.len() as i64);
+            }
+            (data, offs)
+        };
+        let mut kind4 = good.clone();
+        kind4[0] = 4;
+        let (data, offs) = build(&kind4);
+        match c.rows_to_batch(&data, &offs) {
+            Err(Error::BadRowKind { row, field: None, byte: 4 }) => assert_eq!(row, bad_at),
+            r => panic!("{bad_at}: {:?}", r.map(|_| ())),
+        }
+        let (data, offs) = build(&good[..20]);
+        match c.rows_to_batch(&data, &offs) {
+            Err(Error::TruncatedRow { row, size: 20, needed: 24 }) => assert_eq!(row, bad_at),
+            r => panic!("{bad_at}: {:?}", r.map(|_| ())),
+        }
+        // offsets out of order at `bad_at`
+        let (data, mut offs) = build(&good);
+        offs[bad_at + 1] = offs[bad_at] - 8;
+        match c.rows_to_batch(&data, &offs) {
+            Err(Error::BadRowBounds { row, .. }) => assert_eq!(row, bad_at),
+            r => panic!("{bad_at}: {:?}", r.map(|_| ())),
+        }
+        // every RowKind byte is read into its row's kind
+        let (mut data, offs) = build(&good);
+        data[offs[bad_at] as usize] = 3;
+        let (_, kinds) = c.rows_to_batch(&data, &offs).unwrap();
+        assert!(kinds.iter().enumerate().all(|(i, k)| (k.to_byte() == 3) == (i == bad_at)), "{bad_at}");
+    }
+}

@@ -18,6 +18,9 @@ pub(super) fn hex_column<C: ByteColumn, H: OneShot>(col: &C) -> Result<StringArr
     let valid = n - nulls.as_ref().map_or(0, NullBuffer::null_count);
     let total = valid.saturating_mul(H::HEX_LEN);
     check_i32_offsets(total)?;
+    if H::prefer_many(valid) {
+        return Ok(hex_column_many::<C, H>(col, nulls, total));
+    }
 
     let mut offsets: Vec<i32> = Vec::with_capacity(n + 1);
     let mut values: Vec<u8> = Vec::with_capacity(total);
@@ -51,6 +54,50 @@ pub(super) fn hex_column<C: ByteColumn, H: OneShot>(col: &C) -> Result<StringArr
     // tile it exactly).
     unsafe { values.set_len(total) };
     Ok(finish(offsets, values, nulls))
+}
+
+/// [`hex_column`] through the multi-buffer path: the offsets first (so each
+/// row's place is known), then the rows hashed many at once, each digest's
+/// hex written at its row's offset as its lane finishes.
+///
+/// `total` is the checked value length (`HEX_LEN` × non-NULL rows).
+fn hex_column_many<C: ByteColumn, H: OneShot>(
+    col: &C,
+    nulls: Option<NullBuffer>,
+    total: usize,
+) -> StringArray {
+    let n = col.len();
+    let mut offsets: Vec<i32> = Vec::with_capacity(n + 1);
+    match &nulls {
+        // `total <= i32::MAX` bounds every offset.
+        None => offsets.extend((0..=n).map(|i| (i * H::HEX_LEN) as i32)),
+        Some(nb) => {
+            offsets.push(0);
+            let mut pos = 0usize;
+            for i in 0..n {
+                pos += if nb.is_valid(i) { H::HEX_LEN } else { 0 };
+                offsets.push(pos as i32);
+            }
+        }
+    }
+    // Zeroed, so that the buffer is initialised whatever order the lanes
+    // finish in (the memset is small next to the hashing).
+    let mut values = vec![0u8; total];
+    let valid = |i: usize| nulls.as_ref().is_none_or(|nb| nb.is_valid(i));
+    H::hash_many(
+        n,
+        |i| valid(i).then(|| col.bytes(i)),
+        |i, d| {
+            debug_assert_eq!(2 * d.len(), H::HEX_LEN);
+            let start = offsets.get(i).map_or(0, |&o| o as usize);
+            if let Some(dst) = values.get_mut(start..start + 2 * d.len()) {
+                // SAFETY: `dst` holds exactly `2 * d.len()` writable bytes
+                // and does not overlap `d` (a stack digest).
+                unsafe { crate::hex::encode_lower_raw(d.as_ptr(), d.len(), dst.as_mut_ptr()) };
+            }
+        },
+    );
+    finish(offsets, values, nulls)
 }
 
 /// Assembles the output array from buffers the caller filled.

@@ -10,11 +10,14 @@
 //! # Performance
 //!
 //! One batch makes two allocations: the offsets and exactly
-//! `2 × digest length × non-NULL rows` value bytes. Each row's digest is
-//! computed on the stack by a one-shot padding routine over RustCrypto's
-//! compression functions (SHA-NI for SHA-1/SHA-256 where present), and its
-//! hex is written by [`crate::hex`] straight into the values buffer. Nothing
-//! is allocated per row.
+//! `2 × digest length × non-NULL rows` value bytes. Where the CPU has AVX2 or
+//! AVX-512 and the batch has a few rows, the rows are hashed many at once,
+//! one per vector lane ([`crate::multibuffer`]; where single-stream SHA-NI is
+//! faster it is kept); otherwise each row's digest is computed on the stack
+//! by a one-shot padding routine over RustCrypto's compression functions
+//! (SHA-NI for SHA-1/SHA-256 where present). Either way its hex is written
+//! by [`crate::hex`] straight into the values buffer. Nothing is allocated
+//! per row.
 //!
 //! ```
 //! use arrow_array::{Array, StringArray};
@@ -27,7 +30,7 @@
 //! ```
 
 mod column;
-mod oneshot;
+pub(crate) mod oneshot;
 mod width;
 
 use std::fmt;

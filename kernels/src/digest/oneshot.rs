@@ -82,7 +82,7 @@ fn md128(state: &mut [u64; 8], data: &[u8]) {
 #[inline]
 pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
     let mut s = MD5_IV;
-    md64::<_, false>(&mut s, data, |s, b| md5::block_api::compress(s, b));
+    md64::<_, false>(&mut s, data, md5::block_api::compress);
     let mut out = [0u8; 16];
     for (o, w) in out.chunks_exact_mut(4).zip(s) {
         o.copy_from_slice(&w.to_le_bytes());
@@ -94,7 +94,7 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
 #[inline]
 pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
     let mut s = SHA1_IV;
-    md64::<_, true>(&mut s, data, |s, b| sha1::block_api::compress(s, b));
+    md64::<_, true>(&mut s, data, sha1::block_api::compress);
     be32(&s)
 }
 
@@ -102,7 +102,7 @@ pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
 #[inline]
 pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
     let mut s = SHA224_IV;
-    md64::<_, true>(&mut s, data, |s, b| sha2::block_api::compress256(s, b));
+    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
     let full: [u8; 32] = be32(&s);
     let mut out = [0u8; 28];
     out.copy_from_slice(&full[..28]);
@@ -113,7 +113,7 @@ pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
 #[inline]
 pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
     let mut s = SHA256_IV;
-    md64::<_, true>(&mut s, data, |s, b| sha2::block_api::compress256(s, b));
+    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
     be32(&s)
 }
 
@@ -165,10 +165,21 @@ pub(crate) trait OneShot {
     ///
     /// `dst` must be valid for writes of `HEX_LEN` bytes.
     unsafe fn hash_hex(data: &[u8], dst: *mut u8);
+    /// Whether [`hash_many`](Self::hash_many) beats one-shot hashing for a
+    /// batch of `rows` non-NULL rows on this CPU.
+    fn prefer_many(rows: usize) -> bool;
+    /// Hashes the non-NULL rows among `0..n` in vector lanes
+    /// ([`crate::multibuffer`]): `emit(i, digest)` once per non-NULL row, in
+    /// completion order.
+    fn hash_many<'a>(
+        n: usize,
+        rows: impl Fn(usize) -> Option<&'a [u8]>,
+        emit: impl FnMut(usize, &[u8]),
+    );
 }
 
 macro_rules! one_shot {
-    ($ty:ident, $f:ident, $len:expr) => {
+    ($ty:ident, $f:ident, $len:expr, $many:ident) => {
         pub(crate) struct $ty;
         impl OneShot for $ty {
             const HEX_LEN: usize = 2 * $len;
@@ -179,15 +190,27 @@ macro_rules! one_shot {
                 // writable for `2 * $len` bytes by the caller contract.
                 unsafe { crate::hex::encode_lower_raw(d.as_ptr(), d.len(), dst) };
             }
+            #[inline]
+            fn prefer_many(rows: usize) -> bool {
+                crate::multibuffer::prefer_many(DigestAlgorithm::$ty, rows)
+            }
+            #[inline]
+            fn hash_many<'a>(
+                n: usize,
+                rows: impl Fn(usize) -> Option<&'a [u8]>,
+                mut emit: impl FnMut(usize, &[u8]),
+            ) {
+                crate::multibuffer::$many(n, rows, |i, d| emit(i, d))
+            }
         }
     };
 }
-one_shot!(Md5, md5, 16);
-one_shot!(Sha1, sha1, 20);
-one_shot!(Sha224, sha224, 28);
-one_shot!(Sha256, sha256, 32);
-one_shot!(Sha384, sha384, 48);
-one_shot!(Sha512, sha512, 64);
+one_shot!(Md5, md5, 16, md5_many);
+one_shot!(Sha1, sha1, 20, sha1_many);
+one_shot!(Sha224, sha224, 28, sha224_many);
+one_shot!(Sha256, sha256, 32, sha256_many);
+one_shot!(Sha384, sha384, 48, sha384_many);
+one_shot!(Sha512, sha512, 64, sha512_many);
 
 /// Digest bytes into `out` (at least [`MAX_DIGEST`] long); returns the digest
 /// length. The per-row dispatch used where rows mix algorithms.

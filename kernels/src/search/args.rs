@@ -3,7 +3,10 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
-use arrow_array::{Array, Datum, Int32Array, LargeStringArray, StringArray, StringViewArray};
+use arrow_array::types::{ByteArrayType, ByteViewType};
+use arrow_array::{
+    Array, Datum, GenericByteArray, GenericByteViewArray, Int32Array, LargeStringArray, StringArray, StringViewArray,
+};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
@@ -115,10 +118,29 @@ impl<C> Clone for Col<'_, C> {
 }
 impl<C> Copy for Col<'_, C> {}
 
-impl<C: ByteColumn> Rows for Col<'_, C> {
+impl<T: ByteArrayType> Rows for Col<'_, GenericByteArray<T>> {
     #[inline(always)]
     fn row(&self, i: usize) -> &[u8] {
-        self.0.bytes(i)
+        if i < self.0.len() {
+            // SAFETY: `i < len`, and arrow-rs validated the offsets (in
+            // bounds, monotonic) when the array was built.
+            unsafe { self.0.value_unchecked(i) }.as_ref()
+        } else {
+            &[]
+        }
+    }
+}
+
+impl<T: ByteViewType + ?Sized> Rows for Col<'_, GenericByteViewArray<T>> {
+    #[inline(always)]
+    fn row(&self, i: usize) -> &[u8] {
+        if i < self.0.len() {
+            // SAFETY: `i < len`, and arrow-rs validated the views (buffer
+            // index, offset and length in bounds) when the array was built.
+            unsafe { self.0.value_unchecked(i) }.as_ref()
+        } else {
+            &[]
+        }
     }
 }
 

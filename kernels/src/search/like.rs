@@ -98,7 +98,8 @@ impl LikePattern {
     /// # Errors
     /// [`Error::Flink`] with Flink's message for an escape character not
     /// followed by `_`, `%` or itself (`Invalid escape sequence '…', i`, `i`
-    /// in UTF-16 units), and for escape `'\0'` on the regex path.
+    /// in UTF-16 units), for escape `'\0'` on the regex path, and for an
+    /// escape outside the BMP (`Invalid escape character '…'`).
     pub fn new(pattern: &str, escape: Option<char>) -> Result<Self> {
         let mut p = Self::empty();
         p.compile(pattern, escape, false, true)?;
@@ -134,6 +135,13 @@ impl LikePattern {
 
     /// (Re)compiles into `self`, reusing its buffers.
     fn compile(&mut self, pattern: &str, escape: Option<char>, dynamic: bool, finders: bool) -> Result<()> {
+        if let Some(e) = escape {
+            // LikeCallGen / sqlToRegexLike take a one-UTF-16-unit escape
+            // string: a supplementary character is two units and fails.
+            if e.len_utf16() != 1 {
+                return Err(Error::Flink(format!("Invalid escape character '{e}'")));
+            }
+        }
         self.lits.clear();
         self.toks.clear();
         self.segs.clear();
@@ -466,10 +474,20 @@ fn as_str(b: &[u8], row: usize) -> Result<&str> {
     std::str::from_utf8(b).map_err(|e| Error::InvalidUtf8 { row, valid_up_to: e.valid_up_to() })
 }
 
+/// One loop per plan, so that the per-row work is only the search itself.
+/// NULL rows are evaluated too (hidden by the mask): no branch per row.
 #[inline(never)]
 fn like_scalar<H: Rows>(h: H, pat: &LikePattern, len: usize) -> BooleanBuffer {
-    // NULL rows are evaluated too (hidden by the mask): no branch per row.
-    BooleanBuffer::collect_bool(len, |i| pat.matches(h.row(i)))
+    let lit = &pat.lits[..];
+    match (pat.kind, &pat.contains) {
+        (Kind::MatchAll, _) => BooleanBuffer::new_set(len),
+        (Kind::Exact, _) => BooleanBuffer::collect_bool(len, |i| h.row(i) == lit),
+        (Kind::Prefix, _) => BooleanBuffer::collect_bool(len, |i| h.row(i).starts_with(lit)),
+        (Kind::Suffix, _) => BooleanBuffer::collect_bool(len, |i| h.row(i).ends_with(lit)),
+        (Kind::Contains, Some(f)) => BooleanBuffer::collect_bool(len, |i| f.find(h.row(i)).is_some()),
+        (Kind::Chain, _) => BooleanBuffer::collect_bool(len, |i| pat.matches_chain(h.row(i))),
+        _ => BooleanBuffer::collect_bool(len, |i| pat.matches(h.row(i))),
+    }
 }
 
 #[inline(never)]

@@ -1,4 +1,5 @@
-//! Array builders shared by the search / validate tests.
+//! Array builders shared by the kernel tests (sliced layouts, junk around the rows).
+//! build it as a test binary of its own).
 #![allow(dead_code)]
 
 use std::sync::Arc;

@@ -1,0 +1,1 @@
+//! Comparison benches only; see `benches/vs_datafusion.rs`.

@@ -1,0 +1,292 @@
+//! Multi-buffer digests: many rows hashed at once, one row per vector lane.
+//!
+//! MD5, SHA-1 and SHA-2 are serial inside one message: every step of the
+//! compression function waits for the previous one, so a single stream runs
+//! at a few cycles per byte no matter how wide the machine is. A column of
+//! strings, though, is many *independent* messages. The multi-buffer
+//! technique (Intel's isa-l_crypto `md5_mb`/`sha*_mb`, the Linux kernel's
+//! `sha*-mb`) puts one message in each 32-bit lane of a vector register
+//! (one per 64-bit lane for SHA-512) and runs the compression function on
+//! all lanes at once: 16 messages with AVX-512, 8 with AVX2.
+//!
+//! A lane scheduler feeds each lane its row's next block, builds each
+//! message's final padded block(s) on the stack, retires a lane when its row
+//! is done and refills it with the next row, so rows of different lengths
+//! share the lanes. NULL rows never enter a lane. When no rows are left to
+//! start and only a few lanes are busy, those are finished single-stream from
+//! their current state, so a long row at the end of a batch costs no more
+//! than hashing it alone (uniform 4 KiB rows still hash ~8× faster in the
+//! lanes than single-stream, so long rows are not sent single-stream up
+//! front).
+//!
+//! The functions here are bit-exact with the single-stream RustCrypto
+//! crates (`md-5`, `sha1`, `sha2`), which are also the portable fallback.
+//!
+//! # Dispatch
+//!
+//! The instruction set is detected once and cached ([`Level::detect`]); for
+//! each algorithm the faster of the multi-buffer and the single-stream path
+//! on such a CPU is used (SHA-1/SHA-256 single-stream use SHA-NI where the
+//! CPU has it). `*_with_level` functions force a level, for tests and
+//! benches.
+//!
+//! # Output order
+//!
+//! `emit(row, digest)` is called exactly once per non-NULL row, in
+//! *completion* order: rows in the same batch of lanes finish together, but
+//! a short row may finish before a long row that started earlier. Callers
+//! that write to a per-row position (as the hex kernels do) do not care.
+//!
+//! # Example
+//!
+//! ```
+//! use sluice_kernels::multibuffer::md5_many;
+//! let rows: [Option<&[u8]>; 3] = [Some(b"a"), None, Some(b"abc")];
+//! let mut out = [[0u8; 16]; 3];
+//! md5_many(rows.len(), |i| rows[i], |i, d| out[i] = *d);
+//! assert_eq!(out[2][..4], [0x90, 0x01, 0x50, 0x98]); // 900150983cd24fb0…
+//! assert_eq!(out[1], [0; 16]); // NULL rows are not emitted
+//! ```
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+mod md5;
+mod sched;
+mod sha1;
+mod sha256;
+mod sha512;
+mod simd;
+
+use sched::{Algo, Compress};
+
+/// A multi-buffer kernel: how many lanes, and its compression function.
+type Kernel<W> = (usize, Compress<W>);
+
+/// An instruction-set level the multi-buffer kernels can run at.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Single-stream RustCrypto crates (which still use SHA-NI for SHA-1
+    /// and SHA-256 when the CPU has it).
+    Portable,
+    /// 8 × 32-bit / 4 × 64-bit lanes (AVX2).
+    Avx2,
+    /// 16 × 32-bit / 8 × 64-bit lanes (AVX-512F + AVX-512BW).
+    Avx512,
+}
+
+impl Level {
+    /// All levels, lowest first.
+    pub const ALL: [Level; 3] = [Level::Portable, Level::Avx2, Level::Avx512];
+
+    /// The best level this CPU supports, detected once and cached.
+    pub fn detect() -> Level {
+        static CACHE: AtomicU8 = AtomicU8::new(u8::MAX);
+        match CACHE.load(Ordering::Relaxed) {
+            u8::MAX => {
+                let l = Level::detect_uncached();
+                CACHE.store(l as u8, Ordering::Relaxed);
+                l
+            }
+            v => Level::from_u8(v),
+        }
+    }
+
+    /// Whether this CPU can run `self`.
+    pub fn is_available(self) -> bool {
+        self <= Level::detect()
+    }
+
+    fn from_u8(v: u8) -> Level {
+        match v {
+            2 => Level::Avx512,
+            1 => Level::Avx2,
+            _ => Level::Portable,
+        }
+    }
+
+    fn detect_uncached() -> Level {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+            {
+                return Level::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                return Level::Avx2;
+            }
+        }
+        Level::Portable
+    }
+}
+
+/// Runs `A` at `level` (clamped to what the CPU has) with the compression
+/// function `pick` chooses, or single-stream when it chooses none.
+#[inline(always)]
+fn dispatch<'a, A, R, E>(
+    level: Level,
+    pick: fn(Level) -> Option<Kernel<A::W>>,
+    n: usize,
+    rows: R,
+    emit: E,
+) where
+    A: Algo,
+    R: Fn(usize) -> Option<&'a [u8]>,
+    E: FnMut(usize, &A::Out),
+{
+    let level = level.min(Level::detect());
+    match pick(level) {
+        // SAFETY: `pick` returns only kernels whose features `level`
+        // implies, and `level` is clamped to what this CPU has; lanes <= 16.
+        Some((lanes, compress)) => unsafe { sched::run::<A, R, E>(lanes, compress, n, rows, emit) },
+        None => sched::run_single::<A, R, E>(n, rows, emit),
+    }
+}
+
+/// The multi-buffer compression function of `$algo` at `level`, if any.
+macro_rules! pick {
+    ($name:ident, $w:ty, $module:ident, $avx512_lanes:expr, $avx2_lanes:expr) => {
+        fn $name(level: Level) -> Option<Kernel<$w>> {
+            match level {
+                #[cfg(target_arch = "x86_64")]
+                Level::Avx512 => Some(($avx512_lanes, $module::compress_avx512 as Compress<$w>)),
+                #[cfg(target_arch = "x86_64")]
+                Level::Avx2 => Some(($avx2_lanes, $module::compress_avx2 as Compress<$w>)),
+                _ => None,
+            }
+        }
+    };
+}
+pick!(pick_md5, u32, md5, 16, 8);
+pick!(pick_sha1, u32, sha1, 16, 8);
+pick!(pick_sha256, u32, sha256, 16, 8);
+pick!(pick_sha512, u64, sha512, 8, 4);
+
+/// Whether the CPU has the SHA extensions the `sha1`/`sha2` crates use for
+/// single-stream SHA-1 and SHA-256.
+fn has_sha_ni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sha") && std::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The level the `*_many` entry of each algorithm runs at: the detected
+/// level (or the one [`force_level`] set), except where single-stream is
+/// faster on such a CPU.
+///
+/// Measured on this project's AMD EPYC (Zen 4, `benches/benches/multibuffer.rs`):
+/// 16 AVX-512 lanes beat single-stream SHA-NI for SHA-1 and SHA-256, 8 AVX2
+/// lanes do not, so with SHA-NI those two take the lanes only at AVX-512.
+fn auto_level(family: Family) -> Level {
+    let level = match FORCED.load(Ordering::Relaxed) {
+        u8::MAX => Level::detect(),
+        v => Level::from_u8(v).min(Level::detect()),
+    };
+    match family {
+        Family::Sha1 | Family::Sha256 if level < Level::Avx512 && has_sha_ni() => {
+            Level::Portable
+        }
+        _ => level,
+    }
+}
+
+/// Process-wide override of the level the `*_many` functions (and through
+/// them the [`crate::digest`] hex kernels) run at; `None` restores
+/// detection. For benches and tests that must measure each level through
+/// the public kernels; it is clamped to what the CPU has.
+#[doc(hidden)]
+pub fn force_level(level: Option<Level>) {
+    FORCED.store(level.map_or(u8::MAX, |l| l as u8), Ordering::Relaxed);
+}
+
+static FORCED: AtomicU8 = AtomicU8::new(u8::MAX);
+
+/// Below this many non-NULL rows a batch is hashed one-shot: with one or
+/// two rows the idle lanes cost more than the lanes save.
+const MIN_ROWS: usize = 3;
+
+/// Whether the [`crate::digest`] hex kernels should hash a batch of `rows`
+/// non-NULL rows through the lanes (the `*_many` functions) on this CPU.
+pub(crate) fn prefer_many(alg: crate::digest::DigestAlgorithm, rows: usize) -> bool {
+    use crate::digest::DigestAlgorithm as D;
+    let family = match alg {
+        D::Md5 => Family::Md5,
+        D::Sha1 => Family::Sha1,
+        D::Sha224 | D::Sha256 => Family::Sha256,
+        D::Sha384 | D::Sha512 => Family::Sha512,
+    };
+    rows >= MIN_ROWS && auto_level(family) != Level::Portable
+}
+
+#[derive(Clone, Copy)]
+enum Family {
+    Md5,
+    Sha1,
+    Sha256,
+    Sha512,
+}
+
+macro_rules! many {
+    ($(#[$doc:meta])* $name:ident, $with_level:ident, $algo:ty, $n:expr, $pick:ident, $family:expr) => {
+        $(#[$doc])*
+        ///
+        /// `rows(i)` is row `i`'s bytes or `None` for a NULL row (NULL rows
+        /// never enter a lane); `emit(i, digest)` is called once per
+        /// non-NULL row `i < n`, in completion order (see the
+        /// [module docs](self)).
+        ///
+        /// # Performance
+        ///
+        /// No allocation; the lanes are refilled row by row, so rows of mixed
+        /// lengths keep them busy; the last few rows of a batch are finished
+        /// single-stream.
+        pub fn $name<'a>(
+            n: usize,
+            rows: impl Fn(usize) -> Option<&'a [u8]>,
+            emit: impl FnMut(usize, &[u8; $n]),
+        ) {
+            $with_level(auto_level($family), n, rows, emit)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] at a forced [`Level`] (clamped to what the CPU has).")]
+        #[doc(hidden)]
+        pub fn $with_level<'a>(
+            level: Level,
+            n: usize,
+            rows: impl Fn(usize) -> Option<&'a [u8]>,
+            emit: impl FnMut(usize, &[u8; $n]),
+        ) {
+            dispatch::<$algo, _, _>(level, $pick, n, rows, emit)
+        }
+    };
+}
+
+many!(
+    /// MD5 (RFC 1321) of many rows at once.
+    md5_many, md5_many_with_level, md5::Md5, 16, pick_md5, Family::Md5
+);
+many!(
+    /// SHA-1 of many rows at once.
+    sha1_many, sha1_many_with_level, sha1::Sha1, 20, pick_sha1, Family::Sha1
+);
+many!(
+    /// SHA-224 of many rows at once.
+    sha224_many, sha224_many_with_level, sha256::Sha224, 28, pick_sha256, Family::Sha256
+);
+many!(
+    /// SHA-256 of many rows at once.
+    sha256_many, sha256_many_with_level, sha256::Sha256, 32, pick_sha256, Family::Sha256
+);
+many!(
+    /// SHA-384 of many rows at once.
+    sha384_many, sha384_many_with_level, sha512::Sha384, 48, pick_sha512, Family::Sha512
+);
+many!(
+    /// SHA-512 of many rows at once.
+    sha512_many, sha512_many_with_level, sha512::Sha512, 64, pick_sha512, Family::Sha512
+);

@@ -1,0 +1,171 @@
+//! Multi-buffer SHA-256 and SHA-224 (FIPS 180-4): one message per 32-bit
+//! lane.
+// Only the x86-64 kernels instantiate the vector bodies.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
+use super::sched::{Algo, State};
+use super::simd::V32;
+
+/// SHA-256, for the scheduler.
+pub(crate) struct Sha256;
+/// SHA-224 (SHA-256 with another IV, truncated), for the scheduler.
+pub(crate) struct Sha224;
+
+/// The big-endian digest: the first `N / 4` state words of `lane`.
+#[inline(always)]
+fn out_be<const N: usize>(st: &State<u32>, lane: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (o, s) in out.chunks_exact_mut(4).zip(st) {
+        o.copy_from_slice(&s[lane].to_be_bytes());
+    }
+    out
+}
+
+impl Algo for Sha256 {
+    type W = u32;
+    type Out = [u8; 32];
+    const BLOCK: usize = 64;
+    const LEN_BYTES: usize = 8;
+    const LEN_BE: bool = true;
+    const IV: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    #[inline(always)]
+    fn out(st: &State<u32>, lane: usize) -> [u8; 32] {
+        out_be(st, lane)
+    }
+    #[inline]
+    fn single(bytes: &[u8]) -> [u8; 32] {
+        crate::digest::oneshot::sha256(bytes)
+    }
+    #[inline]
+    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
+        sha2::block_api::compress256(st, blocks.as_chunks::<64>().0);
+    }
+}
+
+impl Algo for Sha224 {
+    type W = u32;
+    type Out = [u8; 28];
+    const BLOCK: usize = 64;
+    const LEN_BYTES: usize = 8;
+    const LEN_BE: bool = true;
+    const IV: [u32; 8] = [
+        0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7,
+        0xbefa4fa4,
+    ];
+    #[inline(always)]
+    fn out(st: &State<u32>, lane: usize) -> [u8; 28] {
+        out_be(st, lane)
+    }
+    #[inline]
+    fn single(bytes: &[u8]) -> [u8; 28] {
+        crate::digest::oneshot::sha224(bytes)
+    }
+    #[inline]
+    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
+        sha2::block_api::compress256(st, blocks.as_chunks::<64>().0);
+    }
+}
+
+/// Fractional parts of the cube roots of the first 64 primes.
+const K: [u32; 64] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
+
+/// One SHA-256 block through every lane of `V`.
+///
+/// # Safety
+///
+/// The caller is compiled with `V`'s target features and runs on a CPU
+/// with them; `blocks[..the vector's lanes]` each address 64 readable bytes.
+#[inline(always)]
+unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
+    // SAFETY: forwarded from this function's contract; `st` rows hold 16
+    // words, at least `the vector's lanes`.
+    unsafe {
+        let rotr = |x: V, n: u32| x.rotl(32 - n);
+        let mut w = V::load_block::<true>(blocks);
+        let mut s = [V::splat(0); 8];
+        for (v, row) in s.iter_mut().zip(st.iter()) {
+            *v = V::load(row.as_ptr());
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = s;
+        // One round, fully unrolled with constant indices: `d += T1` becomes
+        // the new `e` and `h = T1 + T2` the new `a`; the next round takes
+        // the names rotated by one instead of moving eight registers.
+        macro_rules! round {
+            ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident, $t:expr) => {{
+                let j = $t & 15;
+                if $t >= 16 {
+                    let w15 = w[(j + 1) & 15];
+                    let w2 = w[(j + 14) & 15];
+                    let s0 = V::xor3(rotr(w15, 7), rotr(w15, 18), w15.shr(3));
+                    let s1 = V::xor3(rotr(w2, 17), rotr(w2, 19), w2.shr(10));
+                    w[j] = w[j].add(s0).add(w[(j + 9) & 15]).add(s1);
+                }
+                let s1 = V::xor3(rotr($e, 6), rotr($e, 11), rotr($e, 25));
+                let t1 = $h.add(s1).add(V::ch($e, $f, $g)).add(V::splat(K[$t]).add(w[j]));
+                let s0 = V::xor3(rotr($a, 2), rotr($a, 13), rotr($a, 22));
+                $d = $d.add(t1);
+                $h = t1.add(s0).add(V::maj($a, $b, $c));
+            }};
+        }
+        macro_rules! eight {
+            ($t:expr) => {
+                round!(a, b, c, d, e, f, g, h, $t);
+                round!(h, a, b, c, d, e, f, g, $t + 1);
+                round!(g, h, a, b, c, d, e, f, $t + 2);
+                round!(f, g, h, a, b, c, d, e, $t + 3);
+                round!(e, f, g, h, a, b, c, d, $t + 4);
+                round!(d, e, f, g, h, a, b, c, $t + 5);
+                round!(c, d, e, f, g, h, a, b, $t + 6);
+                round!(b, c, d, e, f, g, h, a, $t + 7);
+            };
+        }
+        eight!(0);
+        eight!(8);
+        eight!(16);
+        eight!(24);
+        eight!(32);
+        eight!(40);
+        eight!(48);
+        eight!(56);
+        for (i, v) in [a, b, c, d, e, f, g, h].into_iter().enumerate() {
+            v.add(s[i]).store(st[i].as_mut_ptr());
+        }
+    }
+}
+
+/// 16 lanes of AVX-512.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F and AVX-512BW; `blocks[..16]` each address 64
+/// readable bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn compress_avx512(st: &mut State<u32>, blocks: &[*const u8; 16]) {
+    // SAFETY: this function's contract; features enabled above.
+    unsafe { compress_body::<super::simd::avx512::V16x32>(st, blocks) }
+}
+
+/// 8 lanes of AVX2.
+///
+/// # Safety
+///
+/// The CPU has AVX2; `blocks[..8]` each address 64 readable bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn compress_avx2(st: &mut State<u32>, blocks: &[*const u8; 16]) {
+    // SAFETY: this function's contract; features enabled above.
+    unsafe { compress_body::<super::simd::avx2::V8x32>(st, blocks) }
+}

@@ -1,0 +1,182 @@
+//! Multi-buffer SHA-512 and SHA-384 (FIPS 180-4): one message per 64-bit
+//! lane.
+// Only the x86-64 kernels instantiate the vector bodies.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
+use super::sched::{Algo, State};
+use super::simd::V64;
+
+/// SHA-512, for the scheduler.
+pub(crate) struct Sha512;
+/// SHA-384 (SHA-512 with another IV, truncated), for the scheduler.
+pub(crate) struct Sha384;
+
+/// The big-endian digest: the first `N / 8` state words of `lane`.
+#[inline(always)]
+fn out_be<const N: usize>(st: &State<u64>, lane: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (o, s) in out.chunks_exact_mut(8).zip(st) {
+        o.copy_from_slice(&s[lane].to_be_bytes());
+    }
+    out
+}
+
+impl Algo for Sha512 {
+    type W = u64;
+    type Out = [u8; 64];
+    const BLOCK: usize = 128;
+    const LEN_BYTES: usize = 16;
+    const LEN_BE: bool = true;
+    const IV: [u64; 8] = [
+        0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
+        0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
+    ];
+    #[inline(always)]
+    fn out(st: &State<u64>, lane: usize) -> [u8; 64] {
+        out_be(st, lane)
+    }
+    #[inline]
+    fn single(bytes: &[u8]) -> [u8; 64] {
+        crate::digest::oneshot::sha512(bytes)
+    }
+    #[inline]
+    fn compress_scalar(st: &mut [u64; 8], blocks: &[u8]) {
+        sha2::block_api::compress512(st, blocks.as_chunks::<128>().0);
+    }
+}
+
+impl Algo for Sha384 {
+    type W = u64;
+    type Out = [u8; 48];
+    const BLOCK: usize = 128;
+    const LEN_BYTES: usize = 16;
+    const LEN_BE: bool = true;
+    const IV: [u64; 8] = [
+        0xcbbb9d5dc1059ed8, 0x629a292a367cd507, 0x9159015a3070dd17, 0x152fecd8f70e5939,
+        0x67332667ffc00b31, 0x8eb44a8768581511, 0xdb0c2e0d64f98fa7, 0x47b5481dbefa4fa4,
+    ];
+    #[inline(always)]
+    fn out(st: &State<u64>, lane: usize) -> [u8; 48] {
+        out_be(st, lane)
+    }
+    #[inline]
+    fn single(bytes: &[u8]) -> [u8; 48] {
+        crate::digest::oneshot::sha384(bytes)
+    }
+    #[inline]
+    fn compress_scalar(st: &mut [u64; 8], blocks: &[u8]) {
+        sha2::block_api::compress512(st, blocks.as_chunks::<128>().0);
+    }
+}
+
+/// Fractional parts of the cube roots of the first 80 primes.
+const K: [u64; 80] = [
+    0x428a2f98d728ae22, 0x7137449123ef65cd, 0xb5c0fbcfec4d3b2f, 0xe9b5dba58189dbbc,
+    0x3956c25bf348b538, 0x59f111f1b605d019, 0x923f82a4af194f9b, 0xab1c5ed5da6d8118,
+    0xd807aa98a3030242, 0x12835b0145706fbe, 0x243185be4ee4b28c, 0x550c7dc3d5ffb4e2,
+    0x72be5d74f27b896f, 0x80deb1fe3b1696b1, 0x9bdc06a725c71235, 0xc19bf174cf692694,
+    0xe49b69c19ef14ad2, 0xefbe4786384f25e3, 0x0fc19dc68b8cd5b5, 0x240ca1cc77ac9c65,
+    0x2de92c6f592b0275, 0x4a7484aa6ea6e483, 0x5cb0a9dcbd41fbd4, 0x76f988da831153b5,
+    0x983e5152ee66dfab, 0xa831c66d2db43210, 0xb00327c898fb213f, 0xbf597fc7beef0ee4,
+    0xc6e00bf33da88fc2, 0xd5a79147930aa725, 0x06ca6351e003826f, 0x142929670a0e6e70,
+    0x27b70a8546d22ffc, 0x2e1b21385c26c926, 0x4d2c6dfc5ac42aed, 0x53380d139d95b3df,
+    0x650a73548baf63de, 0x766a0abb3c77b2a8, 0x81c2c92e47edaee6, 0x92722c851482353b,
+    0xa2bfe8a14cf10364, 0xa81a664bbc423001, 0xc24b8b70d0f89791, 0xc76c51a30654be30,
+    0xd192e819d6ef5218, 0xd69906245565a910, 0xf40e35855771202a, 0x106aa07032bbd1b8,
+    0x19a4c116b8d2d0c8, 0x1e376c085141ab53, 0x2748774cdf8eeb99, 0x34b0bcb5e19b48a8,
+    0x391c0cb3c5c95a63, 0x4ed8aa4ae3418acb, 0x5b9cca4f7763e373, 0x682e6ff3d6b2b8a3,
+    0x748f82ee5defb2fc, 0x78a5636f43172f60, 0x84c87814a1f0ab72, 0x8cc702081a6439ec,
+    0x90befffa23631e28, 0xa4506cebde82bde9, 0xbef9a3f7b2c67915, 0xc67178f2e372532b,
+    0xca273eceea26619c, 0xd186b8c721c0c207, 0xeada7dd6cde0eb1e, 0xf57d4f7fee6ed178,
+    0x06f067aa72176fba, 0x0a637dc5a2c898a6, 0x113f9804bef90dae, 0x1b710b35131c471b,
+    0x28db77f523047d84, 0x32caab7b40c72493, 0x3c9ebe0a15c9bebc, 0x431d67c49c100d4c,
+    0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
+];
+
+/// One SHA-512 block through every lane of `V`.
+///
+/// # Safety
+///
+/// The caller is compiled with `V`'s target features and runs on a CPU
+/// with them; `blocks[..the vector's lanes]` each address 128 readable bytes.
+#[inline(always)]
+unsafe fn compress_body<V: V64>(st: &mut State<u64>, blocks: &[*const u8; 16]) {
+    // SAFETY: forwarded from this function's contract; `st` rows hold 16
+    // words, at least `the vector's lanes`.
+    unsafe {
+        let mut w = V::load_block_be(blocks);
+        let mut s = [V::splat(0); 8];
+        for (v, row) in s.iter_mut().zip(st.iter()) {
+            *v = V::load(row.as_ptr());
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = s;
+        // Unrolled with rotated names, as in the SHA-256 body.
+        macro_rules! round {
+            ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident, $t:expr) => {{
+                let j = $t & 15;
+                if $t >= 16 {
+                    let w15 = w[(j + 1) & 15];
+                    let w2 = w[(j + 14) & 15];
+                    let s0 = V::xor3(w15.rotr(1), w15.rotr(8), w15.shr(7));
+                    let s1 = V::xor3(w2.rotr(19), w2.rotr(61), w2.shr(6));
+                    w[j] = w[j].add(s0).add(w[(j + 9) & 15]).add(s1);
+                }
+                let s1 = V::xor3($e.rotr(14), $e.rotr(18), $e.rotr(41));
+                let t1 = $h.add(s1).add(V::ch($e, $f, $g)).add(V::splat(K[$t]).add(w[j]));
+                let s0 = V::xor3($a.rotr(28), $a.rotr(34), $a.rotr(39));
+                $d = $d.add(t1);
+                $h = t1.add(s0).add(V::maj($a, $b, $c));
+            }};
+        }
+        macro_rules! eight {
+            ($t:expr) => {
+                round!(a, b, c, d, e, f, g, h, $t);
+                round!(h, a, b, c, d, e, f, g, $t + 1);
+                round!(g, h, a, b, c, d, e, f, $t + 2);
+                round!(f, g, h, a, b, c, d, e, $t + 3);
+                round!(e, f, g, h, a, b, c, d, $t + 4);
+                round!(d, e, f, g, h, a, b, c, $t + 5);
+                round!(c, d, e, f, g, h, a, b, $t + 6);
+                round!(b, c, d, e, f, g, h, a, $t + 7);
+            };
+        }
+        eight!(0);
+        eight!(8);
+        eight!(16);
+        eight!(24);
+        eight!(32);
+        eight!(40);
+        eight!(48);
+        eight!(56);
+        eight!(64);
+        eight!(72);
+        for (i, v) in [a, b, c, d, e, f, g, h].into_iter().enumerate() {
+            v.add(s[i]).store(st[i].as_mut_ptr());
+        }
+    }
+}
+
+/// 8 lanes of AVX-512.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F and AVX-512BW; `blocks[..8]` each address 128
+/// readable bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn compress_avx512(st: &mut State<u64>, blocks: &[*const u8; 16]) {
+    // SAFETY: this function's contract; features enabled above.
+    unsafe { compress_body::<super::simd::avx512::V8x64>(st, blocks) }
+}
+
+/// 4 lanes of AVX2.
+///
+/// # Safety
+///
+/// The CPU has AVX2; `blocks[..4]` each address 128 readable bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn compress_avx2(st: &mut State<u64>, blocks: &[*const u8; 16]) {
+    // SAFETY: this function's contract; features enabled above.
+    unsafe { compress_body::<super::simd::avx2::V4x64>(st, blocks) }
+}
