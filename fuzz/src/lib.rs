@@ -15,6 +15,7 @@ pub mod encode_cache;
 pub mod encode_utf16;
 pub mod key_groups;
 pub mod keyed_snapshot;
+pub mod multibuffer;
 pub mod search;
 pub mod text;
 pub mod transpose;
