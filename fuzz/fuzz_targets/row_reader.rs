@@ -1,0 +1,5 @@
+#![no_main]
+//! See `sluice_fuzz::transpose::check_reader`.
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|input: sluice_fuzz::transpose::Input| sluice_fuzz::transpose::check_reader(&input));
