@@ -10,10 +10,10 @@
 //!   decoded string: `_` is `.` without DOTALL (one code point, but not
 //!   `\n`, `\r`, U+0085, U+2028, U+2029), `%` is `(?s:.*)`.
 //!
-//! On UTF-8 input the two agree except for one quirk that this module keeps:
-//! the **empty literal pattern** lands in the chain checker with no chunks
-//! and matches every string (`'abc' LIKE ''` is TRUE), while an empty
-//! pattern from a column goes through the regex and matches only `''`.
+//! On UTF-8 input the two agree. The **empty pattern** matches only `''` on
+//! both: the chain checker returns false early when the pattern is empty but
+//! the input is not (`SqlLikeChainChecker.check`, `isEmptyPattern`; older
+//! Flink trees matched every string there).
 //!
 //! Without an ESCAPE clause there is no escape character (backslash is an
 //! ordinary character): the rule of Flink 1.20 and of FLINK-39424 (2.0–2.3).
@@ -91,8 +91,8 @@ pub struct LikePattern {
 
 impl LikePattern {
     /// Compiles a **literal** pattern, as Flink's generated code does for
-    /// `s LIKE 'pattern'` (`LikeCallGen`): the empty pattern matches
-    /// everything (chain-checker quirk). `escape` is the ESCAPE character;
+    /// `s LIKE 'pattern'` (`LikeCallGen`): the empty pattern matches only
+    /// `''`. `escape` is the ESCAPE character;
     /// `None` means no escape character at all.
     ///
     /// # Errors
@@ -431,7 +431,7 @@ fn is_line_terminator(s: &[u8], p: usize) -> bool {
 /// `s LIKE pattern [ESCAPE escape]`.
 ///
 /// * A **scalar** pattern is Flink's literal pattern (`LikeCallGen`):
-///   compiled once, quick-path semantics; `'' ` matches every string.
+///   compiled once, quick-path semantics; `''` matches only `''`.
 /// * An **array** pattern is Flink's non-literal pattern
 ///   (`SqlLikeUtils.like`): regex semantics per row; `''` matches only `''`.
 ///   Each row's pattern is compiled into one reused buffer, and only when it
