@@ -17,6 +17,7 @@ pub fn all(cfg: &Config) -> Vec<Case> {
     encode_cases(cfg, &mut cases);
     digest_cases(cfg, &mut cases);
     concat_cases(cfg, &mut cases);
+    super::transpose::cases(cfg, &mut cases);
     cases
 }
 

@@ -3,6 +3,7 @@
 
 mod cases;
 mod data;
+mod transpose;
 
 use std::time::{Duration, Instant};
 
