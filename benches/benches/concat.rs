@@ -12,27 +12,10 @@ use sluice_kernels::concat::{concat, concat_ws};
 
 const ROWS: usize = 8192;
 
-/// Deterministic pseudo-random ASCII column; `null_every`: 0 = no NULLs,
-/// 4 = a NULL in every fourth row (25%).
+/// Deterministic ASCII column; `null_every`: 0 = no NULLs, 4 = a NULL in
+/// every fourth row (25%).
 fn column(len: usize, seed: u64, null_every: usize) -> StringArray {
-    let mut x = seed | 1;
-    let mut b = StringBuilder::with_capacity(ROWS, ROWS * len);
-    let mut s = String::with_capacity(len);
-    for i in 0..ROWS {
-        if null_every != 0 && (i * 7 + seed as usize).is_multiple_of(null_every) {
-            b.append_null();
-            continue;
-        }
-        s.clear();
-        for _ in 0..len {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            s.push((b'a' + (x % 26) as u8) as char);
-        }
-        b.append_value(&s);
-    }
-    b.finish()
+    sluice_benches::data::ascii_column(ROWS, len, seed, null_every)
 }
 
 fn naive_concat(cols: &[&StringArray]) -> StringArray {

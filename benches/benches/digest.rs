@@ -16,20 +16,7 @@ const TOTAL_ROWS: usize = 2 * 1024 * 1024;
 const BATCH: usize = 8192;
 
 fn column(rows: usize, len: usize, seed: u64) -> StringArray {
-    let mut x = seed | 1;
-    let mut b = StringBuilder::with_capacity(rows, rows * len);
-    let mut s = String::with_capacity(len);
-    for _ in 0..rows {
-        s.clear();
-        for _ in 0..len {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            s.push((b'a' + (x % 26) as u8) as char);
-        }
-        b.append_value(&s);
-    }
-    b.finish()
+    sluice_benches::data::ascii_column(rows, len, seed, 0)
 }
 
 fn naive(col: &StringArray, alg: DigestAlgorithm) -> StringArray {

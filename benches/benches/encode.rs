@@ -17,6 +17,7 @@
 //! cores and wall time mostly measures the scheduler. Set
 //! `SLUICE_BENCH_WALL=1` for criterion's usual wall-clock time.
 
+use sluice_benches::data::Rng;
 use std::hint::black_box;
 
 use arrow_array::StringArray;
@@ -27,20 +28,6 @@ use sluice_kernels::encode::forced::{self, Sizing};
 use sluice_kernels::encode::{utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, Level};
 
 const ROWS: usize = 8192;
-
-/// Deterministic xorshift, so every run benches the same data.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 struct Column {
     units: Vec<u16>,

@@ -7,6 +7,7 @@
 //! cargo bench -p sluice-benches --bench search -- --warm-up-time 1 --measurement-time 3
 //! ```
 
+use sluice_benches::data::Rng;
 use std::hint::black_box;
 
 use arrow_array::{Array, BooleanArray, Int32Array, Scalar, StringArray};
@@ -16,17 +17,6 @@ use sluice_kernels::search::{like, position};
 const ROWS: usize = 2_000_000;
 const BATCH: usize = 8192;
 const LEN: usize = 64;
-
-/// Seeded xorshift: reproducible data without a rand dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// 64-byte rows: lowercase ASCII and spaces, one in eight rows with a
 /// two-byte character, so matches of 2–3 letter needles are common but not

@@ -10,22 +10,13 @@
 //! `SLUICE_BENCH_INTERLEAVED=9 cargo bench -p sluice-benches --bench transpose`
 //! (`SLUICE_BENCH_SCHEMA=varchar16` runs only the schemas whose label contains it).
 
+use sluice_benches::data::Rng;
 use std::hint::black_box;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sluice_transpose::{FlinkType, NullLayout, RowConverter, Rows, ValuesSizing};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Rows per call in the batched variants.
 const BATCH: usize = 32 * 1024;

@@ -9,7 +9,7 @@ use arrow_array::{Array, ArrayRef, Int32Array, Scalar, StringArray};
 use md5::{Digest, Md5};
 use sha2::Sha256;
 
-use super::data::{self, Text, Utf16Batch};
+use sluice_benches::data::{self, Text, Utf16Batch};
 use super::{rows_of, Case, Config};
 
 pub fn all(cfg: &Config) -> Vec<Case> {

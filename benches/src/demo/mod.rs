@@ -2,7 +2,6 @@
 //! the same batches, alternating, and the table reports both from this run.
 
 mod cases;
-mod data;
 mod transpose;
 
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use sluice_transpose::{NullLayout, RowConverter, Rows};
 
-use super::data;
+use sluice_benches::data;
 use super::{Case, Config};
 
 /// Bytes of the null-bit region of a row of `arity` fields

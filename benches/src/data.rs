@@ -1,32 +1,54 @@
-//! Deterministic generators for the demo's datasets (no external RNG: the
-//! data must be identical run to run so ratios are comparable).
+//! Deterministic generators for the benches and the demo (no external RNG:
+//! the data must be identical run to run so ratios are comparable).
 
 use arrow_array::{ArrayRef, Int32Array, StringArray};
 use arrow_buffer::NullBuffer;
 use std::sync::Arc;
 
-/// xorshift64*: small, fast, good enough for test data.
-pub struct Rng(u64);
+/// A seeded xorshift (13/7/17): small, fast, good enough for test data.
+pub struct Rng(pub u64);
 
 impl Rng {
+    /// A generator from any seed (0 is mapped to a non-zero state).
     pub fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    /// The next value.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
     }
+    /// A value in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
+        self.next() % n
     }
 }
 
-/// `rows` ASCII strings of exactly `len` bytes, split into batches of `batch` rows.
-/// `null_pct` percent of rows are NULL.
+/// One column of `rows` lowercase ASCII strings of exactly `len` bytes.
+/// `null_every`: 0 for no NULLs, `k` for a NULL in about one row in `k`.
+pub fn ascii_column(rows: usize, len: usize, seed: u64, null_every: usize) -> StringArray {
+    let mut rng = Rng(seed | 1);
+    let mut b = arrow_array::builder::StringBuilder::with_capacity(rows, rows * len);
+    let mut s = String::with_capacity(len);
+    for i in 0..rows {
+        if null_every != 0 && (i * 7 + seed as usize).is_multiple_of(null_every) {
+            b.append_null();
+            continue;
+        }
+        s.clear();
+        for _ in 0..len {
+            s.push((b'a' + rng.below(26) as u8) as char);
+        }
+        b.append_value(&s);
+    }
+    b.finish()
+}
+
+/// `rows` ASCII rows of `len` bytes in batches of `batch` rows, `null_pct`
+/// percent of them NULL.
 pub fn ascii_batches(seed: u64, rows: usize, batch: usize, len: usize, null_pct: u64) -> Vec<ArrayRef> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
@@ -59,7 +81,9 @@ pub fn ascii_batches(seed: u64, rows: usize, batch: usize, len: usize, null_pct:
 /// `kind` chooses ASCII, mixed 2-/3-byte text, or runs of repeated values.
 #[derive(Clone, Copy)]
 pub enum Text {
+    /// Lowercase ASCII.
     Ascii,
+    /// Half 2-byte (Cyrillic), half 3-byte (CJK) characters.
     Mixed,
     /// Values repeat in runs of 8 equal consecutive rows.
     Runs,
@@ -67,11 +91,15 @@ pub enum Text {
     Distinct,
 }
 
+/// UTF-16 code units of a batch and its `n + 1` offsets (in units).
 pub struct Utf16Batch {
+    /// All rows' code units, back to back.
     pub units: Vec<u16>,
+    /// Row boundaries in `units`.
     pub offsets: Vec<i64>,
 }
 
+/// `rows` rows of `len` UTF-16 units in batches of `batch` rows.
 pub fn utf16_batches(seed: u64, rows: usize, batch: usize, len: usize, kind: Text) -> Vec<Utf16Batch> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
