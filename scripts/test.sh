@@ -22,8 +22,8 @@ if [ -x fuzz/run.sh ]; then
 fi
 
 if [ -f java/pom.xml ]; then
-    step "Java: the JNI wrapper and the Flink jar on both Flink lines"
-    (cd java && mvn -q -B verify)
+    step "Java: the JNI wrapper and the Flink jar on both Flink lines (MiniCluster)"
+    scripts/java.sh
 fi
 
 step "all test steps passed"

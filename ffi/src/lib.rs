@@ -50,6 +50,8 @@ pub mod digest;
 pub mod encode;
 pub mod error;
 pub mod flink_type;
+#[cfg(feature = "jni")]
+pub mod jni;
 pub mod keyed;
 mod kernels;
 pub mod rows;

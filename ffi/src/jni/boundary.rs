@@ -1,0 +1,87 @@
+//! Java exceptions for native errors, and the panic guard every JNI entry
+//! point runs inside.
+
+use std::any::Any;
+
+use jni::JNIEnv;
+
+use crate::error::{sluice_status, FfiError};
+
+/// The Java class every native error is thrown as.
+pub const EXCEPTION_CLASS: &str = "io/sluice/jni/SluiceException";
+
+/// Runs `$body` (an expression of type `FfiResult<T>`) with `$env` (a
+/// `JNIEnv` binding) usable inside, and returns its value; on `Err` or a
+/// panic it throws `SluiceException` and returns `$default`.
+///
+/// `$name` is the Java method's name, used as the message prefix.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! jni_boundary {
+    ($env:ident, $name:expr, $default:expr, $body:expr) => {{
+        let result = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(
+            || -> $crate::error::FfiResult<_> { $body },
+        ));
+        match result {
+            Ok(Ok(value)) => value,
+            Ok(Err(e)) => {
+                $crate::jni::boundary::throw(&mut $env, e.in_function($name));
+                $default
+            }
+            Err(payload) => {
+                $crate::jni::boundary::throw_panic(&mut $env, $name, payload);
+                $default
+            }
+        }
+    }};
+}
+
+/// Throws `e` as a `SluiceException(code, message)`, unless a Java
+/// exception is already pending (a failed JNI call raised one: that one is
+/// more precise and stays).
+pub fn throw(env: &mut JNIEnv<'_>, e: FfiError) {
+    if env.exception_check().unwrap_or(false) {
+        return;
+    }
+    let code = e.code as i32;
+    let thrown = env.find_class(EXCEPTION_CLASS).and_then(|class| {
+        let message = env.new_string(&e.message)?;
+        let obj = env.new_object(
+            class,
+            "(ILjava/lang/String;)V",
+            &[jni::objects::JValue::Int(code), jni::objects::JValue::Object(&message)],
+        )?;
+        env.throw(jni::objects::JThrowable::from(obj))
+    });
+    if thrown.is_err() && !env.exception_check().unwrap_or(false) {
+        // The exception class is missing (a foreign caller): a plain
+        // RuntimeException still carries the message.
+        let _ = env.throw_new("java/lang/RuntimeException", &e.message);
+    }
+}
+
+/// Throws a caught panic as `SluiceException(SLUICE_ERR_PANIC, ...)`.
+pub fn throw_panic(env: &mut JNIEnv<'_>, name: &str, payload: Box<dyn Any + Send>) {
+    let detail = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    };
+    // Dropping a payload can itself panic; leaking it is the safe choice.
+    std::mem::forget(payload);
+    throw(
+        env,
+        FfiError::new(
+            sluice_status::SLUICE_ERR_PANIC,
+            format!("{name}: panic inside sluice (a bug, please report it): {detail}"),
+        ),
+    );
+}
+
+impl From<jni::errors::Error> for FfiError {
+    fn from(e: jni::errors::Error) -> Self {
+        FfiError::new(sluice_status::SLUICE_ERR_INVALID_ARGUMENT, format!("JNI: {e}"))
+    }
+}

@@ -1,0 +1,54 @@
+package io.sluice.flink;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/** Flink configuration of the sluice operators (set in the job's Configuration / flink-conf). */
+public final class SluiceOptions {
+    private SluiceOptions() {}
+
+    /** Master switch: when false every operator runs Flink's own implementation. */
+    public static final ConfigOption<Boolean> ENABLED = ConfigOptions.key("sluice.enabled")
+            .booleanType().defaultValue(true)
+            .withDescription("Run the native sluice operators where they apply.");
+
+    /** Per operator switch: Calc (MD5/SHA1/SHA2/CONCAT/CONCAT_WS/search). */
+    public static final ConfigOption<Boolean> CALC_ENABLED = ConfigOptions.key("sluice.calc.enabled")
+            .booleanType().defaultValue(true)
+            .withDescription("Native Calc (string functions).");
+
+    /** Per operator switch: GROUP BY aggregate. */
+    public static final ConfigOption<Boolean> GROUP_AGG_ENABLED = ConfigOptions.key("sluice.group-agg.enabled")
+            .booleanType().defaultValue(true)
+            .withDescription("Native GROUP BY changelog aggregate.");
+
+    /** Per operator switch: changelog normalize. */
+    public static final ConfigOption<Boolean> NORMALIZE_ENABLED = ConfigOptions.key("sluice.normalize.enabled")
+            .booleanType().defaultValue(true)
+            .withDescription("Native changelog normalize.");
+
+    /** Per operator switch: keep-first / keep-last dedup. */
+    public static final ConfigOption<Boolean> DEDUP_ENABLED = ConfigOptions.key("sluice.dedup.enabled")
+            .booleanType().defaultValue(true)
+            .withDescription("Native deduplicate (keep first / keep last).");
+
+    /** Rows per native call; flushed earlier on watermark, checkpoint barrier and end of input. */
+    public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sluice.batch-size")
+            .intType().defaultValue(8192)
+            .withDescription("Rows buffered per native call (flushed on watermark, barrier and end of input).");
+
+    /** When the native library cannot be loaded: fall back to Flink's operators (logged once) instead of failing. */
+    public static final ConfigOption<Boolean> FALLBACK = ConfigOptions.key("sluice.fallback")
+            .booleanType().defaultValue(false)
+            .withDescription("If libsluice cannot be loaded, run Flink's own operators and log why once, instead of failing the job.");
+
+    /** Retained native state bytes per keyed operator instance before an insert fails (0: unlimited). */
+    public static final ConfigOption<Long> STATE_BUDGET = ConfigOptions.key("sluice.state.budget-bytes")
+            .longType().defaultValue(0L)
+            .withDescription("Native state budget per keyed operator subtask in bytes; 0 means unlimited.");
+
+    /** A libsluice file to load instead of the one bundled in the jar. */
+    public static final ConfigOption<String> LIBRARY_PATH = ConfigOptions.key("sluice.library.path")
+            .stringType().noDefaultValue()
+            .withDescription("Path of a libsluice to load instead of the bundled one.");
+}

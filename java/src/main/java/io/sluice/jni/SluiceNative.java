@@ -1,0 +1,30 @@
+package io.sluice.jni;
+
+/** Library identity and the boundary self-test (ffi/src/jni/library.rs). */
+public final class SluiceNative {
+    private SluiceNative() {}
+
+    /** @return {@code "sluice <version>"} */
+    public static String libraryVersion() {
+        NativeLibrary.load();
+        return version();
+    }
+
+    static native String version();
+
+    static native int abiVersion();
+
+    /**
+     * Exercises the boundary: 0 returns, 1 throws {@link SluiceException}
+     * with {@link SluiceException#INVALID_ARGUMENT}, 2 panics natively and
+     * throws with {@link SluiceException#PANIC}.
+     *
+     * @param mode 0, 1 or 2
+     */
+    public static void selfTest(int mode) {
+        NativeLibrary.load();
+        selfTest0(mode);
+    }
+
+    private static native void selfTest0(int mode);
+}

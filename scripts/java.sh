@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds libsluice (release, with the JNI entry points), stages it for the jar
+# and runs `mvn verify` on java/ for each Flink line: 1.20 and 2.x.
+#
+#   scripts/java.sh                 both lines
+#   FLINK_LINES=flink-2 scripts/java.sh
+#   MVN_ARGS="-Dtest=NativeLibraryTest" scripts/java.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+if ! command -v mvn >/dev/null 2>&1; then
+    echo "mvn not found: install Maven (and a JDK 17)" >&2
+    exit 1
+fi
+TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+echo "== build libsluice (release, jni)"
+cargo build --locked --release -p sluice-ffi --quiet
+native_dir="java/target/native/io/sluice/native/linux-x86_64"
+mkdir -p "$native_dir"
+cp "$TARGET_DIR/release/libsluice.so" "$native_dir/libsluice.so"
+
+for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
+    echo "== mvn verify -P$line"
+    # -ntp: no download progress; Maven Central supplies Flink on a fresh machine.
+    mvn -B -ntp -f java/pom.xml -P"$line" ${MVN_ARGS:-} verify
+done
