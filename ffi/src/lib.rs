@@ -52,6 +52,7 @@ pub mod error;
 pub mod flink_type;
 pub mod keyed;
 mod kernels;
+pub mod operator;
 pub mod rows;
 pub mod search;
 pub mod version;
