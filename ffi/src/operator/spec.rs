@@ -23,6 +23,12 @@
 //!   insert=bool               emit +I for a key's first row (generateInsert); default true
 //! ```
 //!
+//! Output rows: `group_agg` emits the key columns (input fields) then one
+//! column per aggregate, named `<function>_<input column index>` with the
+//! function's name lower-cased without underscores (`sum_3`,
+//! `firstvalue_1`; `count(*)` is `countstar_<aggregate position>`);
+//! `normalize` and `dedup` emit rows of the input schema.
+//!
 //! Examples: `group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576`,
 //! `normalize keys=id max_parallelism=256`, `dedup keys=0 keep=last order=rowtime(3)`.
 //!
