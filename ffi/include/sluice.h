@@ -187,6 +187,13 @@ typedef int32_t sluice_status;
 struct sluice_keyed;
 
 /*
+ A Flink `BinaryRowData` ⇄ Arrow struct converter for one schema.
+ Opaque: create with [`sluice_row_converter_create`], release with
+ [`sluice_row_converter_free`].
+ */
+struct sluice_row_converter;
+
+/*
  Bytes owned by libsluice: `len` valid bytes at `ptr` in an allocation of
  `cap` bytes, aligned to 8. Release with [`sluice_buffer_free`]; an
  empty buffer may have a NULL `ptr`.
@@ -473,6 +480,56 @@ int32_t sluice_keyed_restore(struct sluice_keyed *h,
 int32_t sluice_keyed_state_size(struct sluice_keyed *h,
                                 int64_t *out_bytes,
                                 int64_t *out_keys);
+
+/*
+ Builds a converter for `schema` (borrowed): a struct schema naming the
+ row's fields, as for `sluice_rows_to_arrow`. On success `*out` receives
+ the handle; on error it is not written.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_row_converter_create(const struct ArrowSchema *schema,
+                                    struct sluice_row_converter **out);
+
+/*
+ Frees a converter. NULL is a no-op.
+
+ # Safety
+ `c` is NULL or a live handle from `sluice_row_converter_create`; it is
+ invalid afterwards.
+ */
+void sluice_row_converter_free(struct sluice_row_converter *c);
+
+/*
+ `sluice_rows_to_arrow` with the converter's schema: decodes `n_rows`
+ rows (`data`, `n_rows + 1` `offsets`) into a struct array, RowKind bytes
+ into `out_row_kinds` (`n_rows` bytes).
+
+ # Safety
+ As `sluice_rows_to_arrow`.
+ */
+int32_t sluice_row_converter_rows_to_arrow(struct sluice_row_converter *c,
+                                           const uint8_t *data,
+                                           const int64_t *offsets,
+                                           int64_t n_rows,
+                                           struct ArrowArray *out,
+                                           struct ArrowSchema *out_schema,
+                                           int8_t *out_row_kinds);
+
+/*
+ `sluice_arrow_to_rows` with the converter's schema: `batch` (moved in)
+ is a struct array of that schema; `row_kinds` NULL (all `+I`) or one
+ byte per row; `out_data` / `out_offsets` as there.
+
+ # Safety
+ As `sluice_arrow_to_rows`.
+ */
+int32_t sluice_row_converter_arrow_to_rows(struct sluice_row_converter *c,
+                                           struct ArrowArray *batch,
+                                           const int8_t *row_kinds,
+                                           struct sluice_buffer *out_data,
+                                           struct sluice_buffer *out_offsets);
 
 /*
  Decodes `n_rows` Flink `BinaryRowData` rows into a struct array.

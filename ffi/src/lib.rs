@@ -54,6 +54,7 @@ pub mod keyed;
 pub mod keyed_handle;
 mod kernels;
 pub mod operator;
+pub mod row_converter;
 pub mod rows;
 pub mod search;
 pub mod version;
@@ -69,6 +70,10 @@ pub use keyed_handle::{
     sluice_keyed_restore, sluice_keyed_snapshot, sluice_keyed_snapshot_key_groups, sluice_keyed_state_size,
 };
 pub use search::{sluice_like, sluice_locate, sluice_position, sluice_replace, sluice_split_index};
+pub use row_converter::{
+    sluice_row_converter, sluice_row_converter_arrow_to_rows, sluice_row_converter_create, sluice_row_converter_free,
+    sluice_row_converter_rows_to_arrow,
+};
 pub use rows::{sluice_arrow_to_rows, sluice_rows_to_arrow};
 pub use version::sluice_version;
 
