@@ -6,9 +6,8 @@
 # 1. Rust tests of the crate (panic boundary, last_error, header drift).
 # 2. Builds libsluice.so + libsluice.a (release unless --debug), with the
 #    default features (mimalloc as the global allocator).
-# 3. Compiles each C test program (ffi/tests/c/test_sluice.c, test_handles.c)
-#    with gcc -Wall -Wextra -Werror
-#    against include/sluice.h, links it once against the .so and once
+# 3. Compiles each C test program (ffi/tests/c/test_*.c) with
+#    gcc -Wall -Wextra -Werror against include/sluice.h, links it once against the .so and once
 #    against the .a, runs both.
 # 4. Runs the suite under valgrind (--leak-check=full, definite leaks and
 #    errors fail) against a build with the system allocator: mimalloc takes
@@ -57,8 +56,8 @@ gcc -std=c99 -pedantic "${CFLAGS[@]:1}" -fsyntax-only "$HERE/c/header_coexists.c
 g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-only "$HERE/c/header_coexists.c"
 
 # One program per area: kernels and rows (test_sluice), keyed-operator and
-# row-converter handles (test_handles).
-PROGRAMS=(test_sluice test_handles)
+# row-converter handle (test_keyed, test_row_converter).
+PROGRAMS=(test_sluice test_keyed test_row_converter)
 
 step "gcc: ${PROGRAMS[*]} against libsluice.so and libsluice.a"
 for prog in "${PROGRAMS[@]}"; do

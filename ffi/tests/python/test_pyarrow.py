@@ -482,3 +482,15 @@ def test_group_agg_changelog_materialises_to_python_group_by():
         Keyed("group_agg keys=k", schema)
     assert e.value.code == SLUICE_ERR_INVALID_ARGUMENT
     assert "group_agg needs `aggs=`" in e.value.message
+
+
+def test_state_budget_is_its_own_error_code():
+    schema = [pa.field("k", pa.string()), pa.field("v", pa.int64())]
+    op = Keyed("normalize keys=k budget=300", schema)
+    keys = [f"key {i}" for i in range(50)]
+    arr = pa.StructArray.from_arrays([pa.array(keys), pa.array(range(50), pa.int64())], fields=schema)
+    with pytest.raises(SluiceError) as e:
+        op.push(arr, [0] * 50)
+    assert e.value.code == SLUICE_ERR_STATE_BUDGET
+    assert "budget is 300" in e.value.message
+    op.close()
