@@ -83,6 +83,27 @@ fn group_agg_matches_a_naive_group_by() {
     assert!(op.output_field().metadata().get("flink.type").unwrap().starts_with("ROW<"));
 }
 
+/// `keys=` empty: Flink's global aggregate, one group keyed by the empty
+/// row, whose key group is that of the 8-byte empty `BinaryRowData`.
+#[test]
+fn global_aggregate_is_one_group() {
+    let rows = many();
+    let mut op = KeyedOperator::new(schema(), "group_agg keys= aggs=count(*),sum(v)").unwrap();
+    let (out, kinds) = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap();
+    assert_eq!(out.num_columns(), 2);
+    let last = kinds.len() - 1;
+    assert_eq!(kinds[last], RowKind::UpdateAfter);
+    assert_eq!(ints(&out, 0)[last], Some(rows.len() as i64));
+    assert_eq!(ints(&out, 1)[last], Some(rows.iter().filter_map(|r| r.1).sum::<i64>()));
+    assert_eq!(op.num_keys(), 1);
+    let blobs = op.snapshot_key_groups(KeyGroupRange::all(128)).unwrap();
+    // Flink: BinaryRowData of arity 0 is 8 zero bytes; hashCode =
+    // MurmurHashUtils.hashBytesByWords(8 zero bytes), then murmurHash % 128.
+    let kg = sluice_keyed::key_group_for_hash(sluice_keyed::hash_binary_row(&[0u8; 8]).unwrap(), 128);
+    let nonempty: Vec<usize> = (0..128).filter(|i| !blobs[*i].is_empty()).collect();
+    assert_eq!(nonempty, vec![kg as usize]);
+}
+
 #[test]
 fn group_agg_retracts_to_delete() {
     let mut op = KeyedOperator::new(schema(), "group_agg keys=0 aggs=sum(1) update_before=true").unwrap();
