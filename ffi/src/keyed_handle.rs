@@ -153,18 +153,12 @@ pub unsafe extern "C" fn sluice_keyed_push(
         let Some(s) = values.as_any().downcast_ref::<StructArray>() else {
             return Err(FfiError::unsupported_type("batch must be a struct array"));
         };
-        if s.null_count() > 0 {
-            return Err(FfiError::invalid(format!("batch has {} NULL rows; a Flink row cannot be NULL", s.null_count())));
-        }
-        let n = s.len();
-        let rb = RecordBatch::from(s.clone());
-        let kinds: Option<&[u8]> = if row_kinds.is_null() || n == 0 {
+        let kinds: Option<&[u8]> = if row_kinds.is_null() || s.is_empty() {
             None
         } else {
-            Some(slice::from_raw_parts(row_kinds.cast::<u8>(), n))
+            Some(slice::from_raw_parts(row_kinds.cast::<u8>(), s.len()))
         };
-        let (out_batch, out_kinds) = op.push_bytes(&rb, kinds)?;
-        drop(rb);
+        let (out_batch, out_kinds) = op.push_struct(s, kinds)?;
         write_output(op, out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
     })
 }

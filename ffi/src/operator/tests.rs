@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, StructArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use sluice_keyed::{key_groups, KeyGroupRange, RowKind};
 
@@ -253,6 +253,20 @@ fn refusals_carry_their_codes() {
     let e = fresh.restore(&[&d.snapshot(all).unwrap()], all).unwrap_err();
     assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT, "{}", e.message);
     assert_eq!(fresh.num_keys(), 0);
+
+    // A struct batch with a NULL row is refused; without, it is a push.
+    let rows = batch(&[("a", Some(1), 0), ("b", Some(2), 0)]);
+    let mut n = KeyedOperator::new(schema(), "normalize keys=0").unwrap();
+    let with_null = StructArray::try_new(
+        rows.schema().fields().clone(),
+        rows.columns().to_vec(),
+        Some(arrow_buffer::NullBuffer::from(vec![true, false])),
+    )
+    .unwrap();
+    let e = n.push_struct(&with_null, None).unwrap_err();
+    assert!(e.message.contains("1 NULL rows"), "{}", e.message);
+    let (out, k) = n.push_struct(&StructArray::from(rows), Some(&[0, 0])).unwrap();
+    assert_eq!((out.num_rows(), k), (2, vec![RowKind::Insert; 2]));
 
     for (a, b) in [(-1, 3), (5, 4), (0, 128)] {
         assert_eq!(g.key_group_range(a, b).unwrap_err().code, SLUICE_ERR_INVALID_ARGUMENT);
