@@ -1,0 +1,651 @@
+//! The per-batch aggregate loops of the GROUP BY: one typed loop per
+//! aggregate over the rows of a batch (column-major), in row order.
+//!
+//! The operator first resolves every row's group slot and decides its
+//! [`op`] (new group, accumulate, retract, delete, skip). Each aggregate then
+//! walks the rows in order, applying row `i` to the accumulator of slot
+//! `slots[i]` and recording its value before and after the row in
+//! [`Pairs`]. Aggregates are independent of each other, so doing them one at
+//! a time gives every row exactly the before/after values of a row-at-a-time
+//! loop over all aggregates (Flink's `GroupAggFunction`), while the kind of
+//! each aggregate is matched once per batch and its input column is
+//! downcast once per batch.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::DataType;
+
+use crate::agg::{AggKind, OrdF64, VType};
+use crate::agg_state::{
+    empty_sum_f, heap_cur_s, heap_hist, heap_hist_s, heap_set, heap_set_s, AggState, Cols, SumF, SumI, ENTRY,
+};
+use crate::error::{invalid_arg, Error, Result};
+
+/// Per-row operation codes decided by the operator's lifecycle pass.
+pub(crate) mod op {
+    /// Row leaves state untouched (a retraction for a key without state).
+    pub(crate) const SKIP: u8 = 0;
+    /// Accumulate row that creates the group (its slot is empty).
+    pub(crate) const NEW: u8 = 1;
+    /// Accumulate row of an existing group.
+    pub(crate) const ACC: u8 = 2;
+    /// Retraction that leaves a positive record count.
+    pub(crate) const RET: u8 = 3;
+    /// Retraction that brings the record count to 0: the accumulators are
+    /// cleared (only the value before the row is emitted).
+    pub(crate) const DEL: u8 = 4;
+}
+
+/// The rows of a batch an aggregate pass covers, with their slots and ops.
+pub(crate) struct Plan<'a> {
+    pub(crate) slots: &'a [u32],
+    pub(crate) ops: &'a [u8],
+    pub(crate) rows: Range<usize>,
+}
+
+/// One aggregate's values before (`2 * row`) and after (`2 * row + 1`)
+/// each row of a batch. Numbers are raw i64/f64 bits in `vals`; strings are
+/// `arena[vals[j]..ends[j]]`. Reused across batches.
+#[derive(Default)]
+pub(crate) struct Pairs {
+    pub(crate) vals: Vec<u64>,
+    pub(crate) valid: Vec<bool>,
+    pub(crate) ends: Vec<usize>,
+    pub(crate) arena: Vec<u8>,
+}
+
+impl Pairs {
+    /// Sizes the buffers for a batch of `n` rows of an aggregate emitting `t`.
+    pub(crate) fn reset(&mut self, n: usize, t: VType) {
+        self.vals.clear();
+        self.vals.resize(2 * n, 0);
+        self.valid.clear();
+        self.valid.resize(2 * n, false);
+        self.arena.clear();
+        self.ends.clear();
+        if t == VType::Str {
+            self.ends.resize(2 * n, 0);
+        }
+    }
+}
+
+#[inline(always)]
+fn sign(acc: bool) -> i64 {
+    if acc {
+        1
+    } else {
+        -1
+    }
+}
+
+/// The numeric driver: applies each planned row to its slot's accumulator
+/// and records the values before/after. Returns the change in heap bytes.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn drive<S, X>(
+    st: &mut [S],
+    plan: &Plan<'_>,
+    out: &mut Pairs,
+    changed: &mut [bool],
+    input: impl Fn(usize) -> X,
+    apply: impl Fn(&mut S, X, bool) -> isize,
+    value: impl Fn(&S) -> Option<u64>,
+    same: impl Fn(u64, u64) -> bool,
+    clear: impl Fn(&mut S) -> usize,
+) -> isize {
+    let r = plan.rows.clone();
+    let (Some(ops), Some(slots), Some(ch), Some(vals), Some(valid)) = (
+        plan.ops.get(r.clone()),
+        plan.slots.get(r.clone()),
+        changed.get_mut(r.clone()),
+        out.vals.get_mut(2 * r.start..2 * r.end),
+        out.valid.get_mut(2 * r.start..2 * r.end),
+    ) else {
+        debug_assert!(false, "aggregate buffers smaller than the plan");
+        return 0;
+    };
+    let mut delta = 0isize;
+    let rows = ops.iter().zip(slots).zip(ch.iter_mut()).zip(vals.chunks_exact_mut(2).zip(valid.chunks_exact_mut(2)));
+    for (k, (((&o, &slot), ch), (v, ok))) in rows.enumerate() {
+        if o == op::SKIP {
+            continue;
+        }
+        let Some(s) = st.get_mut(slot as usize) else { continue };
+        let before = value(s);
+        if o == op::DEL {
+            v[0] = before.unwrap_or(0);
+            ok[0] = before.is_some();
+            delta -= clear(s) as isize;
+            continue;
+        }
+        delta += apply(s, input(r.start + k), o != op::RET);
+        let after = value(s);
+        v[0] = before.unwrap_or(0);
+        ok[0] = before.is_some();
+        v[1] = after.unwrap_or(0);
+        ok[1] = after.is_some();
+        let same = match (before, after) {
+            (Some(a), Some(b)) => same(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        *ch |= !same && o != op::NEW;
+    }
+    delta
+}
+
+/// The string driver: as [`drive`], with values copied into the arena (a
+/// value equal to the one before the row is not copied twice).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn drive_str<S, X, V>(
+    st: &mut [S],
+    plan: &Plan<'_>,
+    out: &mut Pairs,
+    changed: &mut [bool],
+    input: impl Fn(usize) -> X,
+    apply: impl Fn(&mut S, X, bool) -> isize,
+    value: V,
+    clear: impl Fn(&mut S) -> usize,
+) -> isize
+where
+    V: for<'s> Fn(&'s S) -> Option<&'s [u8]>,
+{
+    let r = plan.rows.clone();
+    let Pairs { vals, valid, ends, arena } = out;
+    let (Some(ops), Some(slots), Some(ch), Some(vals), Some(valid), Some(ends)) = (
+        plan.ops.get(r.clone()),
+        plan.slots.get(r.clone()),
+        changed.get_mut(r.clone()),
+        vals.get_mut(2 * r.start..2 * r.end),
+        valid.get_mut(2 * r.start..2 * r.end),
+        ends.get_mut(2 * r.start..2 * r.end),
+    ) else {
+        debug_assert!(false, "aggregate buffers smaller than the plan");
+        return 0;
+    };
+    let mut delta = 0isize;
+    let rows = ops
+        .iter()
+        .zip(slots)
+        .zip(ch.iter_mut())
+        .zip(vals.chunks_exact_mut(2).zip(valid.chunks_exact_mut(2)).zip(ends.chunks_exact_mut(2)));
+    for (k, (((&o, &slot), ch), ((v, ok), e))) in rows.enumerate() {
+        if o == op::SKIP {
+            continue;
+        }
+        let Some(s) = st.get_mut(slot as usize) else { continue };
+        let before = if o == op::NEW { None } else { value(s) };
+        let b = before.map(|x| {
+            let start = arena.len();
+            arena.extend_from_slice(x);
+            (start, arena.len())
+        });
+        (v[0], e[0], ok[0]) = b.map_or((0, 0, false), |(a, z)| (a as u64, z, true));
+        if o == op::DEL {
+            delta -= clear(s) as isize;
+            continue;
+        }
+        delta += apply(s, input(r.start + k), o != op::RET);
+        let after = value(s);
+        let same = match (b, after) {
+            (Some((a, z)), Some(x)) => arena.get(a..z) == Some(x),
+            (None, None) => true,
+            _ => false,
+        };
+        let a = if same {
+            b
+        } else {
+            after.map(|x| {
+                let start = arena.len();
+                arena.extend_from_slice(x);
+                (start, arena.len())
+            })
+        };
+        (v[1], e[1], ok[1]) = a.map_or((0, 0, false), |(a, z)| (a as u64, z, true));
+        *ch |= !same && o != op::NEW;
+    }
+    delta
+}
+
+#[inline(always)]
+fn eq_i(a: u64, b: u64) -> bool {
+    a == b
+}
+
+/// Flink's generated equaliser on DOUBLE: `==` (NaN never equal, -0.0 == 0.0).
+#[inline(always)]
+#[allow(clippy::float_cmp)]
+fn eq_f(a: u64, b: u64) -> bool {
+    f64::from_bits(a) == f64::from_bits(b)
+}
+
+/// Multiset add/remove; returns the heap change (`extra` = value bytes).
+#[inline(always)]
+fn multiset<K: Ord>(m: &mut BTreeMap<K, u64>, v: K, acc: bool, extra: usize) -> isize {
+    if acc {
+        let c = m.entry(v).or_insert(0);
+        *c = c.saturating_add(1);
+        if *c == 1 {
+            (ENTRY + extra) as isize
+        } else {
+            0
+        }
+    } else if let Some(c) = m.get_mut(&v) {
+        if *c <= 1 {
+            m.remove(&v);
+            return -((ENTRY + extra) as isize);
+        }
+        *c -= 1;
+        0
+    } else {
+        0
+    }
+}
+
+/// Removes the earliest arrival equal to the retracted value.
+#[inline(always)]
+fn hist_remove<T>(h: &mut VecDeque<T>, eq: impl Fn(&T) -> bool, extra: usize) -> isize {
+    match h.iter().position(eq) {
+        Some(p) => {
+            h.remove(p);
+            -((ENTRY + extra) as isize)
+        }
+        None => 0,
+    }
+}
+
+fn set_min<K>(m: &BTreeMap<K, u64>) -> Option<&K> {
+    m.keys().next()
+}
+fn set_max<K>(m: &BTreeMap<K, u64>) -> Option<&K> {
+    m.keys().next_back()
+}
+fn set_s_min(m: &BTreeMap<Box<[u8]>, u64>) -> Option<&[u8]> {
+    m.keys().next().map(|k| &**k)
+}
+fn set_s_max(m: &BTreeMap<Box<[u8]>, u64>) -> Option<&[u8]> {
+    m.keys().next_back().map(|k| &**k)
+}
+fn hist_s_first(h: &VecDeque<Box<[u8]>>) -> Option<&[u8]> {
+    h.front().map(|k| &**k)
+}
+fn hist_s_last(h: &VecDeque<Box<[u8]>>) -> Option<&[u8]> {
+    h.back().map(|k| &**k)
+}
+fn cur_s(v: &Option<Box<[u8]>>) -> Option<&[u8]> {
+    v.as_deref()
+}
+
+/// Runs `$body` with `$inp` bound to a `Fn(usize) -> Option<&[u8]>` over the
+/// string column `$a` (one instantiation per string layout).
+macro_rules! with_str_input {
+    ($a:expr, $inp:ident => $body:expr) => {{
+        let a: &ArrayRef = $a;
+        match a.data_type() {
+            DataType::Utf8 => {
+                let x = a.as_string::<i32>();
+                let $inp = move |i: usize| (i < x.len() && x.is_valid(i)).then(|| x.value(i).as_bytes());
+                $body
+            }
+            DataType::LargeUtf8 => {
+                let x = a.as_string::<i64>();
+                let $inp = move |i: usize| (i < x.len() && x.is_valid(i)).then(|| x.value(i).as_bytes());
+                $body
+            }
+            DataType::Utf8View => {
+                let x = a.as_string_view();
+                let $inp = move |i: usize| (i < x.len() && x.is_valid(i)).then(|| x.value(i).as_bytes());
+                $body
+            }
+            other => return Err(wrong_type(other)),
+        }
+    }};
+}
+
+fn wrong_type(dt: &DataType) -> Error {
+    invalid_arg(format!("aggregate input column of type {dt} does not match the operator's schema"))
+}
+
+/// A `Fn(usize) -> Option<i64>` over a BIGINT column (NULL → None).
+fn i64_input(a: &ArrayRef) -> Result<impl Fn(usize) -> Option<i64> + '_> {
+    let p = a.as_primitive_opt::<Int64Type>().ok_or_else(|| wrong_type(a.data_type()))?;
+    let (v, n) = (p.values(), p.nulls());
+    Ok(move |i: usize| if n.is_none_or(|n| i < n.len() && n.is_valid(i)) { v.get(i).copied() } else { None })
+}
+
+/// A `Fn(usize) -> Option<f64>` over a DOUBLE column (NULL → None).
+fn f64_input(a: &ArrayRef) -> Result<impl Fn(usize) -> Option<f64> + '_> {
+    let p = a.as_primitive_opt::<Float64Type>().ok_or_else(|| wrong_type(a.data_type()))?;
+    let (v, n) = (p.values(), p.nulls());
+    Ok(move |i: usize| if n.is_none_or(|n| i < n.len() && n.is_valid(i)) { v.get(i).copied() } else { None })
+}
+
+impl AggState {
+    /// Applies the planned rows of one batch (`columns` = the batch's
+    /// columns) to this aggregate, recording every row's values before and
+    /// after it in `out` and OR-ing "value changed" into `changed[row]`.
+    /// Returns the change in heap bytes.
+    ///
+    /// # Errors
+    /// An input column missing or of another type than at construction.
+    pub(crate) fn update(
+        &mut self,
+        columns: &[ArrayRef],
+        plan: &Plan<'_>,
+        out: &mut Pairs,
+        changed: &mut [bool],
+    ) -> Result<isize> {
+        let kind = self.r.kind;
+        let col = match self.r.column {
+            Some(c) => Some(columns.get(c).ok_or_else(|| invalid_arg(format!("aggregate input column {c} missing")))?),
+            None => None,
+        };
+        let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+        let d = match &mut self.cols {
+            Cols::Count(st) => {
+                let apply = |c: &mut i64, x: bool, acc: bool| {
+                    if x {
+                        *c += sign(acc);
+                    }
+                    0
+                };
+                let value = |c: &i64| Some(*c as u64);
+                let clear = |c: &mut i64| {
+                    *c = 0;
+                    0
+                };
+                match col.filter(|_| kind == AggKind::Count) {
+                    None => drive(st, plan, out, changed, |_| true, apply, value, eq_i, clear),
+                    Some(a) => {
+                        let n = a.nulls();
+                        let valid = move |i: usize| n.is_none_or(|n| i < n.len() && n.is_valid(i));
+                        drive(st, plan, out, changed, valid, apply, value, eq_i, clear)
+                    }
+                }
+            }
+            Cols::SumI(st) => {
+                let inp = i64_input(input()?)?;
+                let apply = |s: &mut SumI, x: Option<i64>, acc: bool| {
+                    if let Some(v) = x {
+                        s.sum = if acc { s.sum.wrapping_add(v) } else { s.sum.wrapping_sub(v) };
+                        s.n += sign(acc);
+                    }
+                    0
+                };
+                let clear = |s: &mut SumI| {
+                    *s = SumI::default();
+                    0
+                };
+                if kind == AggKind::Avg {
+                    // Java long division.
+                    let value = |s: &SumI| (s.n != 0).then(|| s.sum.wrapping_div(s.n) as u64);
+                    drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+                } else {
+                    let value = |s: &SumI| (s.n != 0).then_some(s.sum as u64);
+                    drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+                }
+            }
+            Cols::SumF(st) => {
+                let inp = f64_input(input()?)?;
+                let apply = |s: &mut SumF, x: Option<f64>, acc: bool| {
+                    if let Some(v) = x {
+                        // plus(sum, v) / minus(sum, v), a NULL sum taken as v / 0 - v.
+                        s.sum = Some(match (s.sum, acc) {
+                            (None, true) => v,
+                            (None, false) => 0.0 - v,
+                            (Some(t), true) => t + v,
+                            (Some(t), false) => t - v,
+                        });
+                        s.n += sign(acc);
+                    }
+                    0
+                };
+                let empty = empty_sum_f(kind);
+                let clear = move |s: &mut SumF| {
+                    *s = empty;
+                    0
+                };
+                if kind == AggKind::Avg {
+                    let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(|t| (t / s.n as f64).to_bits()) };
+                    drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+                } else {
+                    let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(f64::to_bits) };
+                    drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+                }
+            }
+            Cols::CurI(st) => {
+                let inp = i64_input(input()?)?;
+                let value = |s: &Option<i64>| s.map(|v| v as u64);
+                let clear = |s: &mut Option<i64>| {
+                    *s = None;
+                    0
+                };
+                macro_rules! cur {
+                    ($f:expr) => {
+                        drive(
+                            st,
+                            plan,
+                            out,
+                            changed,
+                            inp,
+                            |s: &mut Option<i64>, x: Option<i64>, _| {
+                                if let Some(v) = x {
+                                    *s = Some(s.map_or(v, |c| $f(c, v)));
+                                }
+                                0
+                            },
+                            value,
+                            eq_i,
+                            clear,
+                        )
+                    };
+                }
+                match kind {
+                    AggKind::Min => cur!(|c: i64, v: i64| c.min(v)),
+                    AggKind::Max => cur!(|c: i64, v: i64| c.max(v)),
+                    AggKind::FirstValue => cur!(|c: i64, _v: i64| c),
+                    _ => cur!(|_c: i64, v: i64| v),
+                }
+            }
+            Cols::CurF(st) => {
+                let inp = f64_input(input()?)?;
+                let value = |s: &Option<f64>| s.map(f64::to_bits);
+                let clear = |s: &mut Option<f64>| {
+                    *s = None;
+                    0
+                };
+                macro_rules! cur {
+                    ($f:expr) => {
+                        drive(
+                            st,
+                            plan,
+                            out,
+                            changed,
+                            inp,
+                            |s: &mut Option<f64>, x: Option<f64>, _| {
+                                if let Some(v) = x {
+                                    *s = Some(s.map_or(v, |c| $f(c, v)));
+                                }
+                                0
+                            },
+                            value,
+                            eq_f,
+                            clear,
+                        )
+                    };
+                }
+                match kind {
+                    AggKind::Min => cur!(|c: f64, v: f64| if OrdF64(v) < OrdF64(c) { v } else { c }),
+                    AggKind::Max => cur!(|c: f64, v: f64| if OrdF64(v) > OrdF64(c) { v } else { c }),
+                    AggKind::FirstValue => cur!(|c: f64, _v: f64| c),
+                    _ => cur!(|_c: f64, v: f64| v),
+                }
+            }
+            Cols::CurS(st) => {
+                let clear = |s: &mut Option<Box<[u8]>>| s.take().map_or(0, |b| b.len());
+                with_str_input!(input()?, inp => {
+                    macro_rules! cur {
+                        ($replace:expr) => {
+                            drive_str(st, plan, out, changed, inp, |s: &mut Option<Box<[u8]>>, x: Option<&[u8]>, _| {
+                                let Some(v) = x else { return 0 };
+                                if !$replace(s.as_deref(), v) {
+                                    return 0;
+                                }
+                                let old = heap_cur_s(s);
+                                *s = Some(Box::from(v));
+                                v.len() as isize - old as isize
+                            }, cur_s, clear)
+                        };
+                    }
+                    match kind {
+                        AggKind::Min => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v < c)),
+                        AggKind::Max => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v > c)),
+                        AggKind::FirstValue => cur!(|c: Option<&[u8]>, _v: &[u8]| c.is_none()),
+                        _ => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v != c)),
+                    }
+                })
+            }
+            Cols::SetI(st) => {
+                let inp = i64_input(input()?)?;
+                let apply = |m: &mut BTreeMap<i64, u64>, x: Option<i64>, acc: bool| x.map_or(0, |v| multiset(m, v, acc, 0));
+                let clear = |m: &mut BTreeMap<i64, u64>| {
+                    let h = heap_set(m);
+                    m.clear();
+                    h
+                };
+                if kind == AggKind::Min {
+                    drive(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| *v as u64), eq_i, clear)
+                } else {
+                    drive(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| *v as u64), eq_i, clear)
+                }
+            }
+            Cols::SetF(st) => {
+                let inp = f64_input(input()?)?;
+                let apply = |m: &mut BTreeMap<OrdF64, u64>, x: Option<f64>, acc: bool| {
+                    x.map_or(0, |v| multiset(m, OrdF64(v), acc, 0))
+                };
+                let clear = |m: &mut BTreeMap<OrdF64, u64>| {
+                    let h = heap_set(m);
+                    m.clear();
+                    h
+                };
+                if kind == AggKind::Min {
+                    drive(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| v.0.to_bits()), eq_f, clear)
+                } else {
+                    drive(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| v.0.to_bits()), eq_f, clear)
+                }
+            }
+            Cols::SetS(st) => {
+                let clear = |m: &mut BTreeMap<Box<[u8]>, u64>| {
+                    let h = heap_set_s(m);
+                    m.clear();
+                    h
+                };
+                let min = kind == AggKind::Min;
+                with_str_input!(input()?, inp => {
+                    let apply = |m: &mut BTreeMap<Box<[u8]>, u64>, x: Option<&[u8]>, acc: bool| {
+                        let Some(v) = x else { return 0 };
+                        // Probes borrow the input bytes; only a new value is copied.
+                        if let Some(c) = m.get_mut(v) {
+                            if acc {
+                                *c = c.saturating_add(1);
+                                return 0;
+                            }
+                            if *c <= 1 {
+                                m.remove(v);
+                                return -((v.len() + ENTRY) as isize);
+                            }
+                            *c -= 1;
+                            0
+                        } else if acc {
+                            m.insert(Box::from(v), 1);
+                            (v.len() + ENTRY) as isize
+                        } else {
+                            0
+                        }
+                    };
+                    if min {
+                        drive_str(st, plan, out, changed, inp, apply, set_s_min, clear)
+                    } else {
+                        drive_str(st, plan, out, changed, inp, apply, set_s_max, clear)
+                    }
+                })
+            }
+            Cols::HistI(st) => {
+                let inp = i64_input(input()?)?;
+                let apply = |h: &mut VecDeque<i64>, x: Option<i64>, acc: bool| {
+                    let Some(v) = x else { return 0 };
+                    if acc {
+                        h.push_back(v);
+                        ENTRY as isize
+                    } else {
+                        hist_remove(h, |y| *y == v, 0)
+                    }
+                };
+                let clear = |h: &mut VecDeque<i64>| {
+                    let n = heap_hist(h);
+                    h.clear();
+                    n
+                };
+                if kind == AggKind::FirstValue {
+                    drive(st, plan, out, changed, inp, apply, |h| h.front().map(|v| *v as u64), eq_i, clear)
+                } else {
+                    drive(st, plan, out, changed, inp, apply, |h| h.back().map(|v| *v as u64), eq_i, clear)
+                }
+            }
+            Cols::HistF(st) => {
+                let inp = f64_input(input()?)?;
+                let apply = |h: &mut VecDeque<f64>, x: Option<f64>, acc: bool| {
+                    let Some(v) = x else { return 0 };
+                    if acc {
+                        h.push_back(v);
+                        ENTRY as isize
+                    } else {
+                        hist_remove(h, |y| OrdF64(*y) == OrdF64(v), 0)
+                    }
+                };
+                let clear = |h: &mut VecDeque<f64>| {
+                    let n = heap_hist(h);
+                    h.clear();
+                    n
+                };
+                if kind == AggKind::FirstValue {
+                    drive(st, plan, out, changed, inp, apply, |h| h.front().map(|v| v.to_bits()), eq_f, clear)
+                } else {
+                    drive(st, plan, out, changed, inp, apply, |h| h.back().map(|v| v.to_bits()), eq_f, clear)
+                }
+            }
+            Cols::HistS(st) => {
+                let clear = |h: &mut VecDeque<Box<[u8]>>| {
+                    let n = heap_hist_s(h);
+                    h.clear();
+                    n
+                };
+                let first = kind == AggKind::FirstValue;
+                with_str_input!(input()?, inp => {
+                    let apply = |h: &mut VecDeque<Box<[u8]>>, x: Option<&[u8]>, acc: bool| {
+                        let Some(v) = x else { return 0 };
+                        if acc {
+                            h.push_back(Box::from(v));
+                            (v.len() + ENTRY) as isize
+                        } else {
+                            // Retractions compare borrowed bytes.
+                            hist_remove(h, |y| **y == *v, v.len())
+                        }
+                    };
+                    if first {
+                        drive_str(st, plan, out, changed, inp, apply, hist_s_first, clear)
+                    } else {
+                        drive_str(st, plan, out, changed, inp, apply, hist_s_last, clear)
+                    }
+                })
+            }
+        };
+        Ok(d)
+    }
+}
