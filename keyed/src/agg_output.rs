@@ -1,5 +1,5 @@
-//! Output columns of the GROUP BY: each aggregate's emitted values gathered
-//! from its per-row before/after [`Pairs`], one typed pass per column.
+//! Output columns of the GROUP BY: an aggregate's [`OutBuf`], already in
+//! output-row order, turned into an Arrow array (numbers without a copy).
 
 use std::sync::Arc;
 
@@ -7,49 +7,53 @@ use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use crate::agg::VType;
-use crate::agg_update::Pairs;
+use crate::agg_drive::OutBuf;
 use crate::error::{Error, Result};
 
-/// The output column of type `t` whose row `o` is `pairs` entry `src[o]`
-/// (`2 * row` = the value before input row `row`, `2 * row + 1` = after).
-pub(crate) fn gather_column(pairs: &Pairs, src: &[u32], t: VType) -> Result<ArrayRef> {
-    let valid_at = |j: u32| pairs.valid.get(j as usize).copied().unwrap_or(false);
-    let nulls = if src.iter().all(|&j| valid_at(j)) {
-        None
-    } else {
-        Some(NullBuffer::from(src.iter().map(|&j| valid_at(j)).collect::<Vec<bool>>()))
-    };
-    let bits = |j: u32| pairs.vals.get(j as usize).copied().unwrap_or(0);
+/// Drops the output rows whose `keep` flag is false (in order).
+pub(crate) fn compact<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// The first `len` rows of `out` as an array of type `t`, taking its
+/// buffers (the numeric values move into the array without a copy).
+pub(crate) fn finish_column(out: &mut OutBuf, len: usize, t: VType) -> Result<ArrayRef> {
+    let mut vals = std::mem::take(&mut out.vals);
+    let mut valid = std::mem::take(&mut out.valid);
+    vals.resize(len, 0);
+    valid.resize(len, false);
+    let nulls = if valid.iter().all(|&b| b) { None } else { Some(NullBuffer::from(valid)) };
     Ok(match t {
         VType::I64 => {
-            let v: Vec<i64> = src.iter().map(|&j| bits(j) as i64).collect();
-            Arc::new(Int64Array::new(ScalarBuffer::from(v), nulls))
+            let buf = ScalarBuffer::<i64>::new(Buffer::from_vec(vals), 0, len);
+            Arc::new(Int64Array::try_new(buf, nulls)?)
         }
         VType::F64 => {
-            let v: Vec<f64> = src.iter().map(|&j| f64::from_bits(bits(j))).collect();
-            Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls))
+            let buf = ScalarBuffer::<f64>::new(Buffer::from_vec(vals), 0, len);
+            Arc::new(Float64Array::try_new(buf, nulls)?)
         }
         VType::Str => {
-            let span = |j: u32| {
-                if !valid_at(j) {
-                    return &[][..];
+            let (arena, ends) = (&out.arena, &out.ends);
+            let span = |j: usize| -> &[u8] {
+                if nulls.as_ref().is_some_and(|n| n.is_null(j)) {
+                    return &[];
                 }
-                let start = bits(j) as usize;
-                let end = pairs.ends.get(j as usize).copied().unwrap_or(start);
-                pairs.arena.get(start..end).unwrap_or(&[])
+                let (Some(&start), Some(&end)) = (vals.get(j), ends.get(j)) else { return &[] };
+                arena.get(start as usize..end).unwrap_or(&[])
             };
-            let total: usize = src.iter().map(|&j| span(j).len()).sum();
+            let total: usize = (0..len).map(|j| span(j).len()).sum();
             if total > i32::MAX as usize {
                 return Err(Error::OffsetOverflow { needed: total, limit: i32::MAX as usize });
             }
-            let mut offsets = Vec::with_capacity(src.len() + 1);
+            let mut offsets = Vec::with_capacity(len + 1);
             offsets.push(0i32);
             let mut data = Vec::with_capacity(total);
-            for &j in src {
+            for j in 0..len {
                 data.extend_from_slice(span(j));
                 offsets.push(data.len() as i32);
             }
-            Arc::new(StringArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), Buffer::from_vec(data), nulls)?)
+            Arc::new(StringArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), Buffer::from_vec(data), nulls.clone())?)
         }
     })
 }

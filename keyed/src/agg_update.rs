@@ -1,77 +1,30 @@
 //! The per-batch aggregate loops of the GROUP BY: one typed loop per
 //! aggregate over the rows of a batch (column-major), in row order.
 //!
-//! The operator first resolves every row's group slot and decides its
-//! [`op`] (new group, accumulate, retract, delete, skip). Each aggregate then
-//! walks the rows in order, applying row `i` to the accumulator of slot
-//! `slots[i]` and recording its value before and after the row in
-//! [`Pairs`]. Aggregates are independent of each other, so doing them one at
+//! The operator first resolves every row's group slot, decides its
+//! [`op`](crate::agg_drive::op) (new group, accumulate, retract, delete,
+//! skip) and assigns its output rows. Each aggregate then walks the rows in
+//! order ([`drive`]), applying row `i` to the accumulator of slot `slots[i]`
+//! and writing its value before and after the row to the row's output
+//! positions. Aggregates are independent of each other, so doing them one at
 //! a time gives every row exactly the before/after values of a row-at-a-time
 //! loop over all aggregates (Flink's `GroupAggFunction`), while the kind of
 //! each aggregate is matched once per batch and its input column is
 //! downcast once per batch.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::ops::Range;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 
-use crate::agg::{AggKind, OrdF64, VType};
+use crate::agg::{AggKind, OrdF64};
+use crate::agg_drive::{drive, drive_str, OutBuf, Plan};
 use crate::agg_state::{
     empty_sum_f, heap_cur_s, heap_hist, heap_hist_s, heap_set, heap_set_s, AggState, Cols, SumF, SumI, ENTRY,
 };
 use crate::error::{invalid_arg, Error, Result};
-
-/// Per-row operation codes decided by the operator's lifecycle pass.
-pub(crate) mod op {
-    /// Row leaves state untouched (a retraction for a key without state).
-    pub(crate) const SKIP: u8 = 0;
-    /// Accumulate row that creates the group (its slot is empty).
-    pub(crate) const NEW: u8 = 1;
-    /// Accumulate row of an existing group.
-    pub(crate) const ACC: u8 = 2;
-    /// Retraction that leaves a positive record count.
-    pub(crate) const RET: u8 = 3;
-    /// Retraction that brings the record count to 0: the accumulators are
-    /// cleared (only the value before the row is emitted).
-    pub(crate) const DEL: u8 = 4;
-}
-
-/// The rows of a batch an aggregate pass covers, with their slots and ops.
-pub(crate) struct Plan<'a> {
-    pub(crate) slots: &'a [u32],
-    pub(crate) ops: &'a [u8],
-    pub(crate) rows: Range<usize>,
-}
-
-/// One aggregate's values before (`2 * row`) and after (`2 * row + 1`)
-/// each row of a batch. Numbers are raw i64/f64 bits in `vals`; strings are
-/// `arena[vals[j]..ends[j]]`. Reused across batches.
-#[derive(Default)]
-pub(crate) struct Pairs {
-    pub(crate) vals: Vec<u64>,
-    pub(crate) valid: Vec<bool>,
-    pub(crate) ends: Vec<usize>,
-    pub(crate) arena: Vec<u8>,
-}
-
-impl Pairs {
-    /// Sizes the buffers for a batch of `n` rows of an aggregate emitting `t`.
-    pub(crate) fn reset(&mut self, n: usize, t: VType) {
-        self.vals.clear();
-        self.vals.resize(2 * n, 0);
-        self.valid.clear();
-        self.valid.resize(2 * n, false);
-        self.arena.clear();
-        self.ends.clear();
-        if t == VType::Str {
-            self.ends.resize(2 * n, 0);
-        }
-    }
-}
 
 #[inline(always)]
 fn sign(acc: bool) -> i64 {
@@ -80,136 +33,6 @@ fn sign(acc: bool) -> i64 {
     } else {
         -1
     }
-}
-
-/// The numeric driver: applies each planned row to its slot's accumulator
-/// and records the values before/after. Returns the change in heap bytes.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn drive<S, X>(
-    st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut Pairs,
-    changed: &mut [bool],
-    input: impl Fn(usize) -> X,
-    apply: impl Fn(&mut S, X, bool) -> isize,
-    value: impl Fn(&S) -> Option<u64>,
-    same: impl Fn(u64, u64) -> bool,
-    clear: impl Fn(&mut S) -> usize,
-) -> isize {
-    let r = plan.rows.clone();
-    let (Some(ops), Some(slots), Some(ch), Some(vals), Some(valid)) = (
-        plan.ops.get(r.clone()),
-        plan.slots.get(r.clone()),
-        changed.get_mut(r.clone()),
-        out.vals.get_mut(2 * r.start..2 * r.end),
-        out.valid.get_mut(2 * r.start..2 * r.end),
-    ) else {
-        debug_assert!(false, "aggregate buffers smaller than the plan");
-        return 0;
-    };
-    let mut delta = 0isize;
-    let rows = ops.iter().zip(slots).zip(ch.iter_mut()).zip(vals.chunks_exact_mut(2).zip(valid.chunks_exact_mut(2)));
-    for (k, (((&o, &slot), ch), (v, ok))) in rows.enumerate() {
-        if o == op::SKIP {
-            continue;
-        }
-        let Some(s) = st.get_mut(slot as usize) else { continue };
-        let before = value(s);
-        if o == op::DEL {
-            v[0] = before.unwrap_or(0);
-            ok[0] = before.is_some();
-            delta -= clear(s) as isize;
-            continue;
-        }
-        delta += apply(s, input(r.start + k), o != op::RET);
-        let after = value(s);
-        v[0] = before.unwrap_or(0);
-        ok[0] = before.is_some();
-        v[1] = after.unwrap_or(0);
-        ok[1] = after.is_some();
-        let same = match (before, after) {
-            (Some(a), Some(b)) => same(a, b),
-            (None, None) => true,
-            _ => false,
-        };
-        *ch |= !same && o != op::NEW;
-    }
-    delta
-}
-
-/// The string driver: as [`drive`], with values copied into the arena (a
-/// value equal to the one before the row is not copied twice).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn drive_str<S, X, V>(
-    st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut Pairs,
-    changed: &mut [bool],
-    input: impl Fn(usize) -> X,
-    apply: impl Fn(&mut S, X, bool) -> isize,
-    value: V,
-    clear: impl Fn(&mut S) -> usize,
-) -> isize
-where
-    V: for<'s> Fn(&'s S) -> Option<&'s [u8]>,
-{
-    let r = plan.rows.clone();
-    let Pairs { vals, valid, ends, arena } = out;
-    let (Some(ops), Some(slots), Some(ch), Some(vals), Some(valid), Some(ends)) = (
-        plan.ops.get(r.clone()),
-        plan.slots.get(r.clone()),
-        changed.get_mut(r.clone()),
-        vals.get_mut(2 * r.start..2 * r.end),
-        valid.get_mut(2 * r.start..2 * r.end),
-        ends.get_mut(2 * r.start..2 * r.end),
-    ) else {
-        debug_assert!(false, "aggregate buffers smaller than the plan");
-        return 0;
-    };
-    let mut delta = 0isize;
-    let rows = ops
-        .iter()
-        .zip(slots)
-        .zip(ch.iter_mut())
-        .zip(vals.chunks_exact_mut(2).zip(valid.chunks_exact_mut(2)).zip(ends.chunks_exact_mut(2)));
-    for (k, (((&o, &slot), ch), ((v, ok), e))) in rows.enumerate() {
-        if o == op::SKIP {
-            continue;
-        }
-        let Some(s) = st.get_mut(slot as usize) else { continue };
-        let before = if o == op::NEW { None } else { value(s) };
-        let b = before.map(|x| {
-            let start = arena.len();
-            arena.extend_from_slice(x);
-            (start, arena.len())
-        });
-        (v[0], e[0], ok[0]) = b.map_or((0, 0, false), |(a, z)| (a as u64, z, true));
-        if o == op::DEL {
-            delta -= clear(s) as isize;
-            continue;
-        }
-        delta += apply(s, input(r.start + k), o != op::RET);
-        let after = value(s);
-        let same = match (b, after) {
-            (Some((a, z)), Some(x)) => arena.get(a..z) == Some(x),
-            (None, None) => true,
-            _ => false,
-        };
-        let a = if same {
-            b
-        } else {
-            after.map(|x| {
-                let start = arena.len();
-                arena.extend_from_slice(x);
-                (start, arena.len())
-            })
-        };
-        (v[1], e[1], ok[1]) = a.map_or((0, 0, false), |(a, z)| (a as u64, z, true));
-        *ch |= !same && o != op::NEW;
-    }
-    delta
 }
 
 #[inline(always)]
@@ -327,8 +150,9 @@ fn f64_input(a: &ArrayRef) -> Result<impl Fn(usize) -> Option<f64> + '_> {
 
 impl AggState {
     /// Applies the planned rows of one batch (`columns` = the batch's
-    /// columns) to this aggregate, recording every row's values before and
-    /// after it in `out` and OR-ing "value changed" into `changed[row]`.
+    /// columns) to this aggregate, writing each row's value before and after
+    /// it to its output positions in `out` and OR-ing "value changed" into
+    /// `changed[row]`.
     /// Returns the change in heap bytes.
     ///
     /// # Errors
@@ -337,7 +161,7 @@ impl AggState {
         &mut self,
         columns: &[ArrayRef],
         plan: &Plan<'_>,
-        out: &mut Pairs,
+        out: &mut OutBuf,
         changed: &mut [bool],
     ) -> Result<isize> {
         let kind = self.r.kind;

@@ -36,9 +36,9 @@ use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
 use crate::agg::{resolve, AggSpec};
-use crate::agg_output::gather_column;
+use crate::agg_drive::{op, OutBuf, Plan, NOWHERE};
+use crate::agg_output::{compact, finish_column};
 use crate::agg_state::AggState;
-use crate::agg_update::{op, Pairs, Plan};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::key_encoder::{KeyBlock, KeyPlan};
@@ -96,13 +96,15 @@ pub struct GroupAggregate {
     block: KeyBlock,
     slots: Vec<u32>,
     ops: Vec<u8>,
+    /// Output positions `[before, after]` of each row's aggregate values.
+    dst: Vec<[u32; 2]>,
     changed: Vec<bool>,
-    pairs: Vec<Pairs>,
+    outs: Vec<OutBuf>,
+    keep: Vec<bool>,
     /// Rows whose group may have no record left at the end of the batch.
     maybe_dead: Vec<u32>,
     out_kinds: Vec<RowKind>,
     out_rows: Vec<u32>,
-    out_src: Vec<u32>,
 }
 
 impl GroupAggregate {
@@ -138,7 +140,7 @@ impl GroupAggregate {
             input_schema,
             key_columns,
             has_heap: states.iter().any(AggState::has_heap),
-            pairs: states.iter().map(|_| Pairs::default()).collect(),
+            outs: states.iter().map(|_| OutBuf::default()).collect(),
             aggs: states,
             acct: Accounting::new(opts.state_budget),
             opts,
@@ -151,11 +153,12 @@ impl GroupAggregate {
             block: KeyBlock::new(),
             slots: Vec::new(),
             ops: Vec::new(),
+            dst: Vec::new(),
             changed: Vec::new(),
+            keep: Vec::new(),
             maybe_dead: Vec::new(),
             out_kinds: Vec::new(),
             out_rows: Vec::new(),
-            out_src: Vec::new(),
         })
     }
 
@@ -187,9 +190,11 @@ impl GroupAggregate {
     /// Three passes over the batch: every row's group slot is resolved with
     /// one probe of borrowed key bytes; a pass over the row kinds decides
     /// each row's effect on its group's record count (new group, update,
-    /// delete); then each aggregate runs one typed loop over the rows
-    /// ([`agg_update`](crate::agg_update)). The changelog is emitted in row
-    /// order from the recorded before/after values.
+    /// delete) and its output rows; then each aggregate runs one typed loop
+    /// over the rows ([`agg_update`](crate::agg_update)) writing straight
+    /// into its output column. Rows whose values did not change are dropped
+    /// from the output afterwards (a no-op when COUNT(*) is among the
+    /// aggregates, since every update changes it).
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
         check_schema(&self.input_schema, batch)?;
         let n = batch.num_rows();
@@ -202,16 +207,22 @@ impl GroupAggregate {
         self.resolve_slots(row_kinds);
         self.ops.clear();
         self.ops.resize(n, op::SKIP);
+        self.dst.clear();
+        self.dst.resize(n, [NOWHERE; 2]);
         self.changed.clear();
         self.changed.resize(n, false);
-        for (p, a) in self.pairs.iter_mut().zip(&self.aggs) {
-            p.reset(n, a.r.out);
+        let cap = if self.opts.generate_update_before { 2 * n } else { n };
+        self.out_kinds = Vec::with_capacity(cap);
+        self.out_rows.clear();
+        self.out_rows.reserve(cap);
+        for (o, a) in self.outs.iter_mut().zip(&self.aggs) {
+            o.start(cap, a.r.out);
         }
         let applied = self.apply(batch, row_kinds);
         // Groups whose count returned to 0 leave state, also after an error.
         self.sweep();
         applied?;
-        self.emit(n);
+        self.drop_unchanged();
         self.build_output(batch)
     }
 
@@ -260,27 +271,45 @@ impl GroupAggregate {
     /// the state accounting, then the aggregate loops over the rows decided.
     /// On an error at row `f`, rows before `f` stay applied.
     fn apply(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<()> {
-        let Self { block, slots, ops, counts, aggs, pairs, changed, maybe_dead, acct, opts, group_fixed, has_heap, .. } =
-            self;
+        let Self {
+            block,
+            slots,
+            ops,
+            dst,
+            counts,
+            aggs,
+            outs,
+            changed,
+            maybe_dead,
+            acct,
+            opts,
+            group_fixed,
+            has_heap,
+            out_kinds,
+            out_rows,
+            ..
+        } = self;
         let columns = batch.columns();
-        let mut run = |rows: std::ops::Range<usize>, ops: &[u8], acct: &mut Accounting| -> Result<()> {
-            if rows.is_empty() {
-                return Ok(());
-            }
-            let plan = Plan { slots, ops, rows };
-            for (a, p) in aggs.iter_mut().zip(pairs.iter_mut()) {
-                apply_delta(acct, a.update(columns, &plan, p, changed)?);
-            }
-            Ok(())
-        };
+        let mut run =
+            |rows: std::ops::Range<usize>, ops: &[u8], dst: &[[u32; 2]], len: usize, acct: &mut Accounting| -> Result<()> {
+                if rows.is_empty() {
+                    return Ok(());
+                }
+                let plan = Plan { slots, ops, dst, rows, len };
+                for (a, o) in aggs.iter_mut().zip(outs.iter_mut()) {
+                    apply_delta(acct, a.update(columns, &plan, o, changed)?);
+                }
+                Ok(())
+            };
         // The budget check of a new group must see the heap changes of the
         // rows before it (as a row-at-a-time loop would).
         let exact_budget = acct.budget.is_some() && *has_heap;
+        let gen_ub = opts.generate_update_before;
         let mut start = 0;
         for (i, &kind) in row_kinds.iter().enumerate() {
             let accumulate = kind.is_accumulate();
             if !accumulate && !opts.retractable {
-                run(start..i, ops, acct)?;
+                run(start..i, ops, dst, out_kinds.len(), acct)?;
                 return Err(Error::UnexpectedRowKind { row: i, kind: kind.to_byte(), operator: "append-only GroupAggregate" });
             }
             let Some(c) = slots.get(i).and_then(|&s| counts.get_mut(s as usize)) else { continue };
@@ -288,11 +317,11 @@ impl GroupAggregate {
                 let code = if *c == 0 {
                     let base = block.row(i).len() + ENTRY_OVERHEAD + *group_fixed;
                     if exact_budget {
-                        run(start..i, ops, acct)?;
+                        run(start..i, ops, dst, out_kinds.len(), acct)?;
                         start = i;
                     }
                     if let Err(e) = acct.check(base) {
-                        run(start..i, ops, acct)?;
+                        run(start..i, ops, dst, out_kinds.len(), acct)?;
                         return Err(e);
                     }
                     acct.charge(base);
@@ -315,11 +344,38 @@ impl GroupAggregate {
                 // GroupAggFunction: a retraction for a key without state is dropped.
                 op::SKIP
             };
-            if let Some(o) = ops.get_mut(i) {
-                *o = code;
+            // The rows GroupAggFunction emits for this row if its values
+            // change (unchanged ones are dropped by `drop_unchanged`).
+            let at = out_kinds.len() as u32;
+            let mut emit = |k: RowKind| {
+                out_kinds.push(k);
+                out_rows.push(i as u32);
+            };
+            let d = match code {
+                op::NEW => {
+                    emit(RowKind::Insert);
+                    [NOWHERE, at]
+                }
+                op::DEL => {
+                    emit(RowKind::Delete);
+                    [at, NOWHERE]
+                }
+                op::ACC | op::RET if gen_ub => {
+                    emit(RowKind::UpdateBefore);
+                    emit(RowKind::UpdateAfter);
+                    [at, at + 1]
+                }
+                op::ACC | op::RET => {
+                    emit(RowKind::UpdateAfter);
+                    [NOWHERE, at]
+                }
+                _ => [NOWHERE; 2],
+            };
+            if let (Some(o), Some(t)) = (ops.get_mut(i), dst.get_mut(i)) {
+                (*o, *t) = (code, d);
             }
         }
-        run(start..row_kinds.len(), ops, acct)
+        run(start..row_kinds.len(), ops, dst, out_kinds.len(), acct)
     }
 
     /// Removes the groups left without records (their accumulators are
@@ -336,33 +392,32 @@ impl GroupAggregate {
         self.maybe_dead.clear();
     }
 
-    /// Pass 3: the changelog in row order, as `GroupAggFunction` emits it.
-    fn emit(&mut self, n: usize) {
-        let Self { ops, changed, out_kinds, out_rows, out_src, opts, .. } = self;
-        out_kinds.clear();
-        out_rows.clear();
-        out_src.clear();
-        out_kinds.reserve(2 * n);
-        out_rows.reserve(2 * n);
-        out_src.reserve(2 * n);
-        let gen_ub = opts.generate_update_before;
-        let mut push = |kind: RowKind, row: usize, after: bool| {
-            out_kinds.push(kind);
-            out_rows.push(row as u32);
-            out_src.push((2 * row + after as usize) as u32);
-        };
-        for (i, (&o, &ch)) in ops.iter().zip(changed.iter()).enumerate() {
-            match o {
-                op::NEW => push(RowKind::Insert, i, true),
-                // Equal values (and TTL off): nothing.
-                op::ACC | op::RET if ch => {
-                    if gen_ub {
-                        push(RowKind::UpdateBefore, i, false);
+    /// Pass 3: drops the output rows of updates whose aggregate values did
+    /// not change (GroupAggFunction with TTL off emits nothing for them).
+    fn drop_unchanged(&mut self) {
+        let unchanged = |(&o, &c): (&u8, &bool)| (o == op::ACC || o == op::RET) && !c;
+        if !self.ops.iter().zip(&self.changed).any(unchanged) {
+            return;
+        }
+        let keep = &mut self.keep;
+        keep.clear();
+        keep.resize(self.out_kinds.len(), true);
+        for ((&o, &c), d) in self.ops.iter().zip(&self.changed).zip(&self.dst) {
+            if unchanged((&o, &c)) {
+                for &j in d {
+                    if let Some(k) = keep.get_mut(j as usize) {
+                        *k = false;
                     }
-                    push(RowKind::UpdateAfter, i, true);
                 }
-                op::DEL => push(RowKind::Delete, i, false),
-                _ => {}
+            }
+        }
+        compact(&mut self.out_kinds, keep);
+        compact(&mut self.out_rows, keep);
+        for o in &mut self.outs {
+            compact(&mut o.vals, keep);
+            compact(&mut o.valid, keep);
+            if !o.ends.is_empty() {
+                compact(&mut o.ends, keep);
             }
         }
     }
@@ -373,8 +428,9 @@ impl GroupAggregate {
         for &k in &self.key_columns {
             cols.push(take(batch.column(k).as_ref(), &indices, None)?);
         }
-        for (a, p) in self.aggs.iter().zip(&self.pairs) {
-            cols.push(gather_column(p, &self.out_src, a.r.out)?);
+        let len = indices.len();
+        for (a, o) in self.aggs.iter().zip(self.outs.iter_mut()) {
+            cols.push(finish_column(o, len, a.r.out)?);
         }
         let rb = RecordBatch::try_new_with_options(
             self.output_schema.clone(),
