@@ -1,15 +1,96 @@
 //! The row loop shared by every aggregate of the GROUP BY: walk the planned
 //! rows of a batch in order, apply each to its group slot's accumulator, and
-//! write the aggregate's value before and after the row straight to the
-//! output positions the operator assigned to that row.
+//! append the aggregate's values before/after the row that the changelog
+//! emits straight to the aggregate's output column.
 //!
 //! The drivers are generic over the accumulator and the input accessor and
 //! `#[inline(always)]`, so each aggregate kind gets its own monomorphised
 //! loop with no per-row dispatch.
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use crate::agg::VType;
+use arrow_array::{Array, GenericStringArray, OffsetSizeTrait, StringViewArray};
+use arrow_buffer::NullBuffer;
+
+
+/// An aggregate's input column for one batch, read by row index. The
+/// implementations are `#[inline(always)]` so the read folds into each
+/// aggregate's loop.
+pub(crate) trait RowInput {
+    type Item;
+    fn at(&self, i: usize) -> Self::Item;
+}
+
+/// Whether row `i` is valid under `nulls` (rows past the buffer are NULL).
+#[inline(always)]
+fn is_valid(nulls: Option<&NullBuffer>, i: usize) -> bool {
+    nulls.is_none_or(|n| i < n.len() && n.is_valid(i))
+}
+
+/// Every row counts (COUNT(*)).
+pub(crate) struct Every;
+
+impl RowInput for Every {
+    type Item = bool;
+    #[inline(always)]
+    fn at(&self, _: usize) -> bool {
+        true
+    }
+}
+
+/// Whether the row's value is non-NULL (COUNT(col)).
+pub(crate) struct Valid<'a>(pub(crate) Option<&'a NullBuffer>);
+
+impl RowInput for Valid<'_> {
+    type Item = bool;
+    #[inline(always)]
+    fn at(&self, i: usize) -> bool {
+        is_valid(self.0, i)
+    }
+}
+
+/// The non-NULL values of a primitive column (NULL → `None`).
+pub(crate) struct Prim<'a, T> {
+    pub(crate) values: &'a [T],
+    pub(crate) nulls: Option<&'a NullBuffer>,
+}
+
+impl<T: Copy> RowInput for Prim<'_, T> {
+    type Item = Option<T>;
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<T> {
+        if is_valid(self.nulls, i) {
+            self.values.get(i).copied()
+        } else {
+            None
+        }
+    }
+}
+
+/// The non-NULL values of a Utf8 / LargeUtf8 column, as bytes.
+pub(crate) struct Strs<'a, O: OffsetSizeTrait>(pub(crate) &'a GenericStringArray<O>);
+
+impl<'a, O: OffsetSizeTrait> RowInput for Strs<'a, O> {
+    type Item = Option<&'a [u8]>;
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<&'a [u8]> {
+        let a = self.0;
+        (i < a.len() && a.is_valid(i)).then(|| a.value(i).as_bytes())
+    }
+}
+
+/// The non-NULL values of a Utf8View column, as bytes.
+pub(crate) struct Views<'a>(pub(crate) &'a StringViewArray);
+
+impl<'a> RowInput for Views<'a> {
+    type Item = Option<&'a [u8]>;
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<&'a [u8]> {
+        let a = self.0;
+        (i < a.len() && a.is_valid(i)).then(|| a.value(i).as_bytes())
+    }
+}
 
 /// Per-row operation codes decided by the operator's lifecycle pass.
 pub(crate) mod op {
@@ -26,18 +107,37 @@ pub(crate) mod op {
     pub(crate) const DEL: u8 = 4;
 }
 
-/// Output position of a value that is not emitted.
-pub(crate) const NOWHERE: u32 = u32::MAX;
-
-/// The rows of a batch an aggregate pass covers: their slots, ops, and the
-/// output positions `[before, after]` of each row's values ([`NOWHERE`] when
-/// not emitted); `len` output rows are assigned so far.
+/// The rows of a batch an aggregate pass covers, with their slots and ops.
+///
+/// Each row's output rows follow in row order, as `GroupAggFunction` emits
+/// them if the row changes its group's values: `+I (after)` for
+/// [`op::NEW`], `-D (before)` for [`op::DEL`], `-U (before)` (when
+/// `update_before`) and `+U (after)` for [`op::ACC`] / [`op::RET`]. The
+/// drivers append those values in that order, so every aggregate's output
+/// column lines up with the operator's row kinds.
 pub(crate) struct Plan<'a> {
     pub(crate) slots: &'a [u32],
     pub(crate) ops: &'a [u8],
-    pub(crate) dst: &'a [[u32; 2]],
     pub(crate) rows: Range<usize>,
-    pub(crate) len: usize,
+    pub(crate) update_before: bool,
+}
+
+impl Plan<'_> {
+    /// Whether the value before a row with op `o` is emitted.
+    #[inline(always)]
+    fn emits_before(&self, o: u8) -> bool {
+        o == op::DEL || (self.update_before && o != op::NEW)
+    }
+}
+
+/// Output rows of a row with op `o` if its values change.
+#[inline(always)]
+pub(crate) fn outputs_of(o: u8, update_before: bool) -> usize {
+    match o {
+        op::NEW | op::DEL => 1,
+        op::ACC | op::RET => 1 + update_before as usize,
+        _ => 0,
+    }
 }
 
 /// One aggregate's output column under construction, in output-row order:
@@ -51,79 +151,122 @@ pub(crate) struct OutBuf {
 }
 
 impl OutBuf {
-    /// Starts a batch expecting up to `cap` output rows of type `t`.
-    pub(crate) fn start(&mut self, cap: usize, t: VType) {
-        // `vals` and `valid` are handed to the output arrays, so they are
-        // fresh per batch; the string arena and spans are reused.
+    /// Starts a batch expecting up to `cap` output rows.
+    pub(crate) fn start(&mut self, cap: usize) {
+        // `vals` becomes the output array's buffer, so it is fresh per
+        // batch; validity, spans and the string arena are reused.
         self.vals = Vec::with_capacity(cap);
-        self.valid = Vec::with_capacity(cap);
+        self.valid.clear();
+        self.valid.reserve(cap);
         self.ends.clear();
         self.arena.clear();
-        if t == VType::Str {
-            self.ends.reserve(cap);
+    }
+}
+
+/// Appends to a vector's spare capacity through a local cursor. Unlike
+/// `Vec::push`, whose length the compiler must reload after every store into
+/// the buffer, the cursor stays in a register; [`Sink::commit`] sets the
+/// length once.
+struct Sink<'a, T> {
+    spare: &'a mut [MaybeUninit<T>],
+    n: usize,
+}
+
+impl<'a, T> Sink<'a, T> {
+    /// A sink with room for at least `extra` more elements of `v`.
+    fn new(v: &'a mut Vec<T>, extra: usize) -> Self {
+        v.reserve(extra);
+        Sink { spare: v.spare_capacity_mut(), n: 0 }
+    }
+
+    /// Appends `x` (dropped if the reserved room is exhausted, which the
+    /// callers' reservation rules out).
+    #[inline(always)]
+    fn push(&mut self, x: T) {
+        if let Some(slot) = self.spare.get_mut(self.n) {
+            slot.write(x);
+            self.n += 1;
         }
     }
 
-    /// Grows the buffers to `len` output rows.
-    fn grow(&mut self, len: usize, strings: bool) {
-        if self.vals.len() < len {
-            self.vals.resize(len, 0);
-            self.valid.resize(len, false);
-            if strings {
-                self.ends.resize(len, 0);
-            }
-        }
+    /// Number of elements written.
+    fn written(&self) -> usize {
+        self.n
     }
+}
+
+/// Extends `v`'s length over the `n` elements a [`Sink`] on it wrote.
+fn commit<T>(v: &mut Vec<T>, n: usize) {
+    let len = v.len() + n;
+    debug_assert!(len <= v.capacity());
+    // SAFETY: a `Sink` created on `v` (and dropped before this call) wrote
+    // exactly the first `n` elements of `v`'s spare capacity, in order, and
+    // nothing touched `v` since: elements `v.len()..len` are initialised and
+    // `len <= capacity` (the sink never writes past its spare slice).
+    unsafe { v.set_len(len) }
 }
 
 #[inline(always)]
-fn put(vals: &mut [u64], valid: &mut [bool], at: u32, v: Option<u64>) {
-    if let (Some(x), Some(ok)) = (vals.get_mut(at as usize), valid.get_mut(at as usize)) {
-        *x = v.unwrap_or(0);
-        *ok = v.is_some();
-    }
+fn push(vals: &mut Sink<'_, u64>, valid: &mut Sink<'_, bool>, v: Option<u64>) {
+    vals.push(v.unwrap_or(0));
+    valid.push(v.is_some());
 }
 
-/// The numeric driver: applies each planned row to its slot's accumulator
-/// and writes the values before/after the row to its output positions.
-/// Returns the change in heap bytes.
+/// The numeric driver for small `Copy` accumulators: as [`drive_in_place`],
+/// but the accumulator of the current slot is held in a local while
+/// consecutive rows hit the same slot (a key repeated in a run keeps its
+/// accumulator in registers instead of a store→load chain through memory).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn drive<S, X>(
+pub(crate) fn drive<S: Copy, X>(
     st: &mut [S],
     plan: &Plan<'_>,
     out: &mut OutBuf,
     changed: &mut [bool],
-    input: impl Fn(usize) -> X,
+    input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: impl Fn(&S) -> Option<u64>,
     same: impl Fn(u64, u64) -> bool,
     clear: impl Fn(&mut S) -> usize,
 ) -> isize {
-    out.grow(plan.len, false);
     let r = plan.rows.clone();
-    let OutBuf { vals, valid, .. } = out;
-    let (Some(ops), Some(slots), Some(dst), Some(ch)) =
-        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), plan.dst.get(r.clone()), changed.get_mut(r.clone()))
+    // At most two output rows per input row.
+    let room = 2 * r.len();
+    let (mut vals, mut valid) = (Sink::new(&mut out.vals, room), Sink::new(&mut out.valid, room));
+    let (Some(ops), Some(slots), Some(ch)) =
+        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
     else {
         debug_assert!(false, "plan longer than the batch buffers");
         return 0;
     };
+    // Any initial value: it is replaced before use (no slot is usize::MAX).
+    let Some(&first) = st.first() else { return 0 };
+    let (mut held, mut acc) = (usize::MAX, first);
     let mut delta = 0isize;
-    for (k, (((&o, &slot), &[b, a]), ch)) in ops.iter().zip(slots).zip(dst).zip(ch.iter_mut()).enumerate() {
+    for (k, ((&o, &slot), ch)) in ops.iter().zip(slots).zip(ch.iter_mut()).enumerate() {
         if o == op::SKIP {
             continue;
         }
-        let Some(s) = st.get_mut(slot as usize) else { continue };
+        let slot = slot as usize;
+        if slot != held {
+            let Some(&next) = st.get(slot) else { continue };
+            if let Some(d) = st.get_mut(held) {
+                *d = acc;
+            }
+            (held, acc) = (slot, next);
+        }
+        let s = &mut acc;
         let before = value(s);
-        put(vals, valid, b, before);
+        if plan.emits_before(o) {
+            push(&mut vals, &mut valid, before);
+        }
         if o == op::DEL {
             delta -= clear(s) as isize;
             continue;
         }
-        delta += apply(s, input(r.start + k), o != op::RET);
+        delta += apply(s, input.at(r.start + k), o != op::RET);
         let after = value(s);
-        put(vals, valid, a, after);
+        push(&mut vals, &mut valid, after);
         let same = match (before, after) {
             (Some(x), Some(y)) => same(x, y),
             (None, None) => true,
@@ -131,6 +274,69 @@ pub(crate) fn drive<S, X>(
         };
         *ch |= !same && o != op::NEW;
     }
+    if let Some(d) = st.get_mut(held) {
+        *d = acc;
+    }
+    let (nv, nb) = (vals.written(), valid.written());
+    commit(&mut out.vals, nv);
+    commit(&mut out.valid, nb);
+    delta
+}
+
+/// The numeric driver for accumulators that own heap memory (multisets,
+/// histories): applies each planned row to its slot's accumulator in place
+/// and writes the values before/after the row to its output positions.
+/// Returns the change in heap bytes.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn drive_in_place<S, X>(
+    st: &mut [S],
+    plan: &Plan<'_>,
+    out: &mut OutBuf,
+    changed: &mut [bool],
+    input: impl RowInput<Item = X>,
+    apply: impl Fn(&mut S, X, bool) -> isize,
+    value: impl Fn(&S) -> Option<u64>,
+    same: impl Fn(u64, u64) -> bool,
+    clear: impl Fn(&mut S) -> usize,
+) -> isize {
+    let r = plan.rows.clone();
+    // At most two output rows per input row.
+    let room = 2 * r.len();
+    let (mut vals, mut valid) = (Sink::new(&mut out.vals, room), Sink::new(&mut out.valid, room));
+    let (Some(ops), Some(slots), Some(ch)) =
+        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
+    else {
+        debug_assert!(false, "plan longer than the batch buffers");
+        return 0;
+    };
+    let mut delta = 0isize;
+    for (k, ((&o, &slot), ch)) in ops.iter().zip(slots).zip(ch.iter_mut()).enumerate() {
+        if o == op::SKIP {
+            continue;
+        }
+        let Some(s) = st.get_mut(slot as usize) else { continue };
+        let before = value(s);
+        if plan.emits_before(o) {
+            push(&mut vals, &mut valid, before);
+        }
+        if o == op::DEL {
+            delta -= clear(s) as isize;
+            continue;
+        }
+        delta += apply(s, input.at(r.start + k), o != op::RET);
+        let after = value(s);
+        push(&mut vals, &mut valid, after);
+        let same = match (before, after) {
+            (Some(x), Some(y)) => same(x, y),
+            (None, None) => true,
+            _ => false,
+        };
+        *ch |= !same && o != op::NEW;
+    }
+    let (nv, nb) = (vals.written(), valid.written());
+    commit(&mut out.vals, nv);
+    commit(&mut out.valid, nb);
     delta
 }
 
@@ -142,12 +348,11 @@ fn copy_in(arena: &mut Vec<u8>, x: &[u8]) -> (usize, usize) {
 }
 
 #[inline(always)]
-fn put_span(vals: &mut [u64], valid: &mut [bool], ends: &mut [usize], at: u32, v: Option<(usize, usize)>) {
-    if let (Some(x), Some(ok), Some(e)) =
-        (vals.get_mut(at as usize), valid.get_mut(at as usize), ends.get_mut(at as usize))
-    {
-        (*x, *e, *ok) = v.map_or((0, 0, false), |(s, z)| (s as u64, z, true));
-    }
+fn push_span(vals: &mut Vec<u64>, valid: &mut Vec<bool>, ends: &mut Vec<usize>, v: Option<(usize, usize)>) {
+    let (x, e, ok) = v.map_or((0, 0, false), |(s, z)| (s as u64, z, true));
+    vals.push(x);
+    ends.push(e);
+    valid.push(ok);
 }
 
 /// The string driver: as [`drive`], with values copied into the output's
@@ -159,7 +364,7 @@ pub(crate) fn drive_str<S, X, V>(
     plan: &Plan<'_>,
     out: &mut OutBuf,
     changed: &mut [bool],
-    input: impl Fn(usize) -> X,
+    input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: V,
     clear: impl Fn(&mut S) -> usize,
@@ -167,29 +372,30 @@ pub(crate) fn drive_str<S, X, V>(
 where
     V: for<'s> Fn(&'s S) -> Option<&'s [u8]>,
 {
-    out.grow(plan.len, true);
     let r = plan.rows.clone();
     let OutBuf { vals, valid, ends, arena } = out;
-    let (Some(ops), Some(slots), Some(dst), Some(ch)) =
-        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), plan.dst.get(r.clone()), changed.get_mut(r.clone()))
+    let (Some(ops), Some(slots), Some(ch)) =
+        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
     else {
         debug_assert!(false, "plan longer than the batch buffers");
         return 0;
     };
     let mut delta = 0isize;
-    for (k, (((&o, &slot), &[b, a]), ch)) in ops.iter().zip(slots).zip(dst).zip(ch.iter_mut()).enumerate() {
+    for (k, ((&o, &slot), ch)) in ops.iter().zip(slots).zip(ch.iter_mut()).enumerate() {
         if o == op::SKIP {
             continue;
         }
         let Some(s) = st.get_mut(slot as usize) else { continue };
         // The value before the row is needed to emit it or to compare.
         let before = if o == op::NEW { None } else { value(s).map(|x| copy_in(arena, x)) };
-        put_span(vals, valid, ends, b, before);
+        if plan.emits_before(o) {
+            push_span(vals, valid, ends, before);
+        }
         if o == op::DEL {
             delta -= clear(s) as isize;
             continue;
         }
-        delta += apply(s, input(r.start + k), o != op::RET);
+        delta += apply(s, input.at(r.start + k), o != op::RET);
         let after = value(s);
         let same = match (before, after) {
             (Some((x, z)), Some(y)) => arena.get(x..z) == Some(y),
@@ -197,7 +403,7 @@ where
             _ => false,
         };
         let after = if same { before } else { after.map(|x| copy_in(arena, x)) };
-        put_span(vals, valid, ends, a, after);
+        push_span(vals, valid, ends, after);
         *ch |= !same && o != op::NEW;
     }
     delta

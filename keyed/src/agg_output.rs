@@ -16,14 +16,15 @@ pub(crate) fn compact<T>(v: &mut Vec<T>, keep: &[bool]) {
     v.retain(|_| k.next().copied().unwrap_or(true));
 }
 
-/// The first `len` rows of `out` as an array of type `t`, taking its
-/// buffers (the numeric values move into the array without a copy).
+/// The first `len` rows of `out` as an array of type `t`, taking its value
+/// buffer (numeric values move into the array without a copy; validity is
+/// packed into a bitmap only when some value is NULL).
 pub(crate) fn finish_column(out: &mut OutBuf, len: usize, t: VType) -> Result<ArrayRef> {
     let mut vals = std::mem::take(&mut out.vals);
-    let mut valid = std::mem::take(&mut out.valid);
     vals.resize(len, 0);
+    let valid = &mut out.valid;
     valid.resize(len, false);
-    let nulls = if valid.iter().all(|&b| b) { None } else { Some(NullBuffer::from(valid)) };
+    let nulls = if valid.iter().all(|&b| b) { None } else { Some(NullBuffer::from(&valid[..])) };
     Ok(match t {
         VType::I64 => {
             let buf = ScalarBuffer::<i64>::new(Buffer::from_vec(vals), 0, len);

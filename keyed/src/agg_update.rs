@@ -20,7 +20,7 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 
 use crate::agg::{AggKind, OrdF64};
-use crate::agg_drive::{drive, drive_str, OutBuf, Plan};
+use crate::agg_drive::{drive, drive_in_place, drive_str, Every, OutBuf, Plan, Prim, Strs, Valid, Views};
 use crate::agg_state::{
     empty_sum_f, heap_cur_s, heap_hist, heap_hist_s, heap_set, heap_set_s, AggState, Cols, SumF, SumI, ENTRY,
 };
@@ -111,18 +111,15 @@ macro_rules! with_str_input {
         let a: &ArrayRef = $a;
         match a.data_type() {
             DataType::Utf8 => {
-                let x = a.as_string::<i32>();
-                let $inp = move |i: usize| (i < x.len() && x.is_valid(i)).then(|| x.value(i).as_bytes());
+                let $inp = Strs(a.as_string::<i32>());
                 $body
             }
             DataType::LargeUtf8 => {
-                let x = a.as_string::<i64>();
-                let $inp = move |i: usize| (i < x.len() && x.is_valid(i)).then(|| x.value(i).as_bytes());
+                let $inp = Strs(a.as_string::<i64>());
                 $body
             }
             DataType::Utf8View => {
-                let x = a.as_string_view();
-                let $inp = move |i: usize| (i < x.len() && x.is_valid(i)).then(|| x.value(i).as_bytes());
+                let $inp = Views(a.as_string_view());
                 $body
             }
             other => return Err(wrong_type(other)),
@@ -134,18 +131,16 @@ fn wrong_type(dt: &DataType) -> Error {
     invalid_arg(format!("aggregate input column of type {dt} does not match the operator's schema"))
 }
 
-/// A `Fn(usize) -> Option<i64>` over a BIGINT column (NULL → None).
-fn i64_input(a: &ArrayRef) -> Result<impl Fn(usize) -> Option<i64> + '_> {
+/// The values of a BIGINT column.
+fn i64_input(a: &ArrayRef) -> Result<Prim<'_, i64>> {
     let p = a.as_primitive_opt::<Int64Type>().ok_or_else(|| wrong_type(a.data_type()))?;
-    let (v, n) = (p.values(), p.nulls());
-    Ok(move |i: usize| if n.is_none_or(|n| i < n.len() && n.is_valid(i)) { v.get(i).copied() } else { None })
+    Ok(Prim { values: p.values(), nulls: p.nulls() })
 }
 
-/// A `Fn(usize) -> Option<f64>` over a DOUBLE column (NULL → None).
-fn f64_input(a: &ArrayRef) -> Result<impl Fn(usize) -> Option<f64> + '_> {
+/// The values of a DOUBLE column.
+fn f64_input(a: &ArrayRef) -> Result<Prim<'_, f64>> {
     let p = a.as_primitive_opt::<Float64Type>().ok_or_else(|| wrong_type(a.data_type()))?;
-    let (v, n) = (p.values(), p.nulls());
-    Ok(move |i: usize| if n.is_none_or(|n| i < n.len() && n.is_valid(i)) { v.get(i).copied() } else { None })
+    Ok(Prim { values: p.values(), nulls: p.nulls() })
 }
 
 impl AggState {
@@ -184,12 +179,8 @@ impl AggState {
                     0
                 };
                 match col.filter(|_| kind == AggKind::Count) {
-                    None => drive(st, plan, out, changed, |_| true, apply, value, eq_i, clear),
-                    Some(a) => {
-                        let n = a.nulls();
-                        let valid = move |i: usize| n.is_none_or(|n| i < n.len() && n.is_valid(i));
-                        drive(st, plan, out, changed, valid, apply, value, eq_i, clear)
-                    }
+                    None => drive(st, plan, out, changed, Every, apply, value, eq_i, clear),
+                    Some(a) => drive(st, plan, out, changed, Valid(a.nulls()), apply, value, eq_i, clear),
                 }
             }
             Cols::SumI(st) => {
@@ -343,9 +334,9 @@ impl AggState {
                     h
                 };
                 if kind == AggKind::Min {
-                    drive(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| *v as u64), eq_i, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| *v as u64), eq_i, clear)
                 } else {
-                    drive(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| *v as u64), eq_i, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| *v as u64), eq_i, clear)
                 }
             }
             Cols::SetF(st) => {
@@ -359,9 +350,9 @@ impl AggState {
                     h
                 };
                 if kind == AggKind::Min {
-                    drive(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| v.0.to_bits()), eq_f, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| v.0.to_bits()), eq_f, clear)
                 } else {
-                    drive(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| v.0.to_bits()), eq_f, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| v.0.to_bits()), eq_f, clear)
                 }
             }
             Cols::SetS(st) => {
@@ -417,9 +408,9 @@ impl AggState {
                     n
                 };
                 if kind == AggKind::FirstValue {
-                    drive(st, plan, out, changed, inp, apply, |h| h.front().map(|v| *v as u64), eq_i, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| *v as u64), eq_i, clear)
                 } else {
-                    drive(st, plan, out, changed, inp, apply, |h| h.back().map(|v| *v as u64), eq_i, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| *v as u64), eq_i, clear)
                 }
             }
             Cols::HistF(st) => {
@@ -439,9 +430,9 @@ impl AggState {
                     n
                 };
                 if kind == AggKind::FirstValue {
-                    drive(st, plan, out, changed, inp, apply, |h| h.front().map(|v| v.to_bits()), eq_f, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| v.to_bits()), eq_f, clear)
                 } else {
-                    drive(st, plan, out, changed, inp, apply, |h| h.back().map(|v| v.to_bits()), eq_f, clear)
+                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| v.to_bits()), eq_f, clear)
                 }
             }
             Cols::HistS(st) => {

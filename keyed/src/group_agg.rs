@@ -36,7 +36,7 @@ use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
 use crate::agg::{resolve, AggSpec};
-use crate::agg_drive::{op, OutBuf, Plan, NOWHERE};
+use crate::agg_drive::{op, outputs_of, OutBuf, Plan};
 use crate::agg_output::{compact, finish_column};
 use crate::agg_state::AggState;
 use crate::error::{invalid_arg, Error, Result};
@@ -96,8 +96,6 @@ pub struct GroupAggregate {
     block: KeyBlock,
     slots: Vec<u32>,
     ops: Vec<u8>,
-    /// Output positions `[before, after]` of each row's aggregate values.
-    dst: Vec<[u32; 2]>,
     changed: Vec<bool>,
     outs: Vec<OutBuf>,
     keep: Vec<bool>,
@@ -153,7 +151,6 @@ impl GroupAggregate {
             block: KeyBlock::new(),
             slots: Vec::new(),
             ops: Vec::new(),
-            dst: Vec::new(),
             changed: Vec::new(),
             keep: Vec::new(),
             maybe_dead: Vec::new(),
@@ -207,16 +204,14 @@ impl GroupAggregate {
         self.resolve_slots(row_kinds);
         self.ops.clear();
         self.ops.resize(n, op::SKIP);
-        self.dst.clear();
-        self.dst.resize(n, [NOWHERE; 2]);
         self.changed.clear();
         self.changed.resize(n, false);
         let cap = if self.opts.generate_update_before { 2 * n } else { n };
         self.out_kinds = Vec::with_capacity(cap);
         self.out_rows.clear();
         self.out_rows.reserve(cap);
-        for (o, a) in self.outs.iter_mut().zip(&self.aggs) {
-            o.start(cap, a.r.out);
+        for o in &mut self.outs {
+            o.start(cap);
         }
         let applied = self.apply(batch, row_kinds);
         // Groups whose count returned to 0 leave state, also after an error.
@@ -275,7 +270,6 @@ impl GroupAggregate {
             block,
             slots,
             ops,
-            dst,
             counts,
             aggs,
             outs,
@@ -290,26 +284,25 @@ impl GroupAggregate {
             ..
         } = self;
         let columns = batch.columns();
-        let mut run =
-            |rows: std::ops::Range<usize>, ops: &[u8], dst: &[[u32; 2]], len: usize, acct: &mut Accounting| -> Result<()> {
-                if rows.is_empty() {
-                    return Ok(());
-                }
-                let plan = Plan { slots, ops, dst, rows, len };
-                for (a, o) in aggs.iter_mut().zip(outs.iter_mut()) {
-                    apply_delta(acct, a.update(columns, &plan, o, changed)?);
-                }
-                Ok(())
-            };
+        let update_before = opts.generate_update_before;
+        let mut run = |rows: std::ops::Range<usize>, ops: &[u8], acct: &mut Accounting| -> Result<()> {
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let plan = Plan { slots, ops, rows, update_before };
+            for (a, o) in aggs.iter_mut().zip(outs.iter_mut()) {
+                apply_delta(acct, a.update(columns, &plan, o, changed)?);
+            }
+            Ok(())
+        };
         // The budget check of a new group must see the heap changes of the
         // rows before it (as a row-at-a-time loop would).
         let exact_budget = acct.budget.is_some() && *has_heap;
-        let gen_ub = opts.generate_update_before;
         let mut start = 0;
         for (i, &kind) in row_kinds.iter().enumerate() {
             let accumulate = kind.is_accumulate();
             if !accumulate && !opts.retractable {
-                run(start..i, ops, dst, out_kinds.len(), acct)?;
+                run(start..i, ops, acct)?;
                 return Err(Error::UnexpectedRowKind { row: i, kind: kind.to_byte(), operator: "append-only GroupAggregate" });
             }
             let Some(c) = slots.get(i).and_then(|&s| counts.get_mut(s as usize)) else { continue };
@@ -317,11 +310,11 @@ impl GroupAggregate {
                 let code = if *c == 0 {
                     let base = block.row(i).len() + ENTRY_OVERHEAD + *group_fixed;
                     if exact_budget {
-                        run(start..i, ops, dst, out_kinds.len(), acct)?;
+                        run(start..i, ops, acct)?;
                         start = i;
                     }
                     if let Err(e) = acct.check(base) {
-                        run(start..i, ops, dst, out_kinds.len(), acct)?;
+                        run(start..i, ops, acct)?;
                         return Err(e);
                     }
                     acct.charge(base);
@@ -345,37 +338,28 @@ impl GroupAggregate {
                 op::SKIP
             };
             // The rows GroupAggFunction emits for this row if its values
-            // change (unchanged ones are dropped by `drop_unchanged`).
-            let at = out_kinds.len() as u32;
+            // change (unchanged ones are dropped by `drop_unchanged`); the
+            // aggregate loops append their values in the same order.
             let mut emit = |k: RowKind| {
                 out_kinds.push(k);
                 out_rows.push(i as u32);
             };
-            let d = match code {
-                op::NEW => {
-                    emit(RowKind::Insert);
-                    [NOWHERE, at]
-                }
-                op::DEL => {
-                    emit(RowKind::Delete);
-                    [at, NOWHERE]
-                }
-                op::ACC | op::RET if gen_ub => {
-                    emit(RowKind::UpdateBefore);
-                    emit(RowKind::UpdateAfter);
-                    [at, at + 1]
-                }
+            match code {
+                op::NEW => emit(RowKind::Insert),
+                op::DEL => emit(RowKind::Delete),
                 op::ACC | op::RET => {
+                    if update_before {
+                        emit(RowKind::UpdateBefore);
+                    }
                     emit(RowKind::UpdateAfter);
-                    [NOWHERE, at]
                 }
-                _ => [NOWHERE; 2],
-            };
-            if let (Some(o), Some(t)) = (ops.get_mut(i), dst.get_mut(i)) {
-                (*o, *t) = (code, d);
+                _ => {}
+            }
+            if let Some(o) = ops.get_mut(i) {
+                *o = code;
             }
         }
-        run(start..row_kinds.len(), ops, dst, out_kinds.len(), acct)
+        run(start..row_kinds.len(), ops, acct)
     }
 
     /// Removes the groups left without records (their accumulators are
@@ -402,14 +386,16 @@ impl GroupAggregate {
         let keep = &mut self.keep;
         keep.clear();
         keep.resize(self.out_kinds.len(), true);
-        for ((&o, &c), d) in self.ops.iter().zip(&self.changed).zip(&self.dst) {
+        let update_before = self.opts.generate_update_before;
+        let mut at = 0;
+        for (&o, &c) in self.ops.iter().zip(&self.changed) {
+            let n = outputs_of(o, update_before);
             if unchanged((&o, &c)) {
-                for &j in d {
-                    if let Some(k) = keep.get_mut(j as usize) {
-                        *k = false;
-                    }
+                if let Some(k) = keep.get_mut(at..at + n) {
+                    k.fill(false);
                 }
             }
+            at += n;
         }
         compact(&mut self.out_kinds, keep);
         compact(&mut self.out_rows, keep);
