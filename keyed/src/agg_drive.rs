@@ -146,6 +146,8 @@ pub(crate) fn outputs_of(o: u8, update_before: bool) -> usize {
 pub(crate) struct OutBuf {
     pub(crate) vals: Vec<u64>,
     pub(crate) valid: Vec<bool>,
+    /// Whether some appended value was NULL (then `valid` becomes a bitmap).
+    pub(crate) any_null: bool,
     pub(crate) ends: Vec<usize>,
     pub(crate) arena: Vec<u8>,
 }
@@ -158,6 +160,7 @@ impl OutBuf {
         self.vals = Vec::with_capacity(cap);
         self.valid.clear();
         self.valid.reserve(cap);
+        self.any_null = false;
         self.ends.clear();
         self.arena.clear();
     }
@@ -207,9 +210,10 @@ fn commit<T>(v: &mut Vec<T>, n: usize) {
 }
 
 #[inline(always)]
-fn push(vals: &mut Sink<'_, u64>, valid: &mut Sink<'_, bool>, v: Option<u64>) {
+fn push(vals: &mut Sink<'_, u64>, valid: &mut Sink<'_, bool>, any_null: &mut bool, v: Option<u64>) {
     vals.push(v.unwrap_or(0));
     valid.push(v.is_some());
+    *any_null |= v.is_none();
 }
 
 /// The numeric driver for small `Copy` accumulators: as [`drive_in_place`],
@@ -233,6 +237,7 @@ pub(crate) fn drive<S: Copy, X>(
     // At most two output rows per input row.
     let room = 2 * r.len();
     let (mut vals, mut valid) = (Sink::new(&mut out.vals, room), Sink::new(&mut out.valid, room));
+    let mut any_null = false;
     let (Some(ops), Some(slots), Some(ch)) =
         (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
     else {
@@ -258,7 +263,7 @@ pub(crate) fn drive<S: Copy, X>(
         let s = &mut acc;
         let before = value(s);
         if plan.emits_before(o) {
-            push(&mut vals, &mut valid, before);
+            push(&mut vals, &mut valid, &mut any_null, before);
         }
         if o == op::DEL {
             delta -= clear(s) as isize;
@@ -266,7 +271,7 @@ pub(crate) fn drive<S: Copy, X>(
         }
         delta += apply(s, input.at(r.start + k), o != op::RET);
         let after = value(s);
-        push(&mut vals, &mut valid, after);
+        push(&mut vals, &mut valid, &mut any_null, after);
         let same = match (before, after) {
             (Some(x), Some(y)) => same(x, y),
             (None, None) => true,
@@ -280,6 +285,7 @@ pub(crate) fn drive<S: Copy, X>(
     let (nv, nb) = (vals.written(), valid.written());
     commit(&mut out.vals, nv);
     commit(&mut out.valid, nb);
+    out.any_null |= any_null;
     delta
 }
 
@@ -304,6 +310,7 @@ pub(crate) fn drive_in_place<S, X>(
     // At most two output rows per input row.
     let room = 2 * r.len();
     let (mut vals, mut valid) = (Sink::new(&mut out.vals, room), Sink::new(&mut out.valid, room));
+    let mut any_null = false;
     let (Some(ops), Some(slots), Some(ch)) =
         (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
     else {
@@ -318,7 +325,7 @@ pub(crate) fn drive_in_place<S, X>(
         let Some(s) = st.get_mut(slot as usize) else { continue };
         let before = value(s);
         if plan.emits_before(o) {
-            push(&mut vals, &mut valid, before);
+            push(&mut vals, &mut valid, &mut any_null, before);
         }
         if o == op::DEL {
             delta -= clear(s) as isize;
@@ -326,7 +333,7 @@ pub(crate) fn drive_in_place<S, X>(
         }
         delta += apply(s, input.at(r.start + k), o != op::RET);
         let after = value(s);
-        push(&mut vals, &mut valid, after);
+        push(&mut vals, &mut valid, &mut any_null, after);
         let same = match (before, after) {
             (Some(x), Some(y)) => same(x, y),
             (None, None) => true,
@@ -337,6 +344,7 @@ pub(crate) fn drive_in_place<S, X>(
     let (nv, nb) = (vals.written(), valid.written());
     commit(&mut out.vals, nv);
     commit(&mut out.valid, nb);
+    out.any_null |= any_null;
     delta
 }
 
@@ -348,11 +356,18 @@ fn copy_in(arena: &mut Vec<u8>, x: &[u8]) -> (usize, usize) {
 }
 
 #[inline(always)]
-fn push_span(vals: &mut Vec<u64>, valid: &mut Vec<bool>, ends: &mut Vec<usize>, v: Option<(usize, usize)>) {
+fn push_span(
+    vals: &mut Vec<u64>,
+    valid: &mut Vec<bool>,
+    ends: &mut Vec<usize>,
+    any_null: &mut bool,
+    v: Option<(usize, usize)>,
+) {
     let (x, e, ok) = v.map_or((0, 0, false), |(s, z)| (s as u64, z, true));
     vals.push(x);
     ends.push(e);
     valid.push(ok);
+    *any_null |= !ok;
 }
 
 /// The string driver: as [`drive`], with values copied into the output's
@@ -373,7 +388,7 @@ where
     V: for<'s> Fn(&'s S) -> Option<&'s [u8]>,
 {
     let r = plan.rows.clone();
-    let OutBuf { vals, valid, ends, arena } = out;
+    let OutBuf { vals, valid, ends, arena, any_null } = out;
     let (Some(ops), Some(slots), Some(ch)) =
         (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
     else {
@@ -389,7 +404,7 @@ where
         // The value before the row is needed to emit it or to compare.
         let before = if o == op::NEW { None } else { value(s).map(|x| copy_in(arena, x)) };
         if plan.emits_before(o) {
-            push_span(vals, valid, ends, before);
+            push_span(vals, valid, ends, any_null, before);
         }
         if o == op::DEL {
             delta -= clear(s) as isize;
@@ -403,7 +418,7 @@ where
             _ => false,
         };
         let after = if same { before } else { after.map(|x| copy_in(arena, x)) };
-        push_span(vals, valid, ends, after);
+        push_span(vals, valid, ends, any_null, after);
         *ch |= !same && o != op::NEW;
     }
     delta

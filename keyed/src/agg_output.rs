@@ -24,7 +24,8 @@ pub(crate) fn finish_column(out: &mut OutBuf, len: usize, t: VType) -> Result<Ar
     vals.resize(len, 0);
     let valid = &mut out.valid;
     valid.resize(len, false);
-    let nulls = if valid.iter().all(|&b| b) { None } else { Some(NullBuffer::from(&valid[..])) };
+    // `any_null` may be stale-true after compaction; a bitmap without nulls is still correct.
+    let nulls = if out.any_null { Some(NullBuffer::from(&valid[..])) } else { None };
     Ok(match t {
         VType::I64 => {
             let buf = ScalarBuffer::<i64>::new(Buffer::from_vec(vals), 0, len);

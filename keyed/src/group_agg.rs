@@ -236,6 +236,11 @@ impl GroupAggregate {
             } else {
                 block.row(i)
             };
+            // A plain lookup first: the common case (key in state) needs no entry.
+            if let Some(&s) = map.get(&KeyProbe(key)) {
+                slots.push(s);
+                continue;
+            }
             let slot = match map.entry_ref(&KeyProbe(key)) {
                 EntryRef::Occupied(e) => *e.get(),
                 EntryRef::Vacant(v) => {
