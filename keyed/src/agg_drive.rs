@@ -170,14 +170,14 @@ impl OutBuf {
 /// `Vec::push`, whose length the compiler must reload after every store into
 /// the buffer, the cursor stays in a register; [`Sink::commit`] sets the
 /// length once.
-struct Sink<'a, T> {
+pub(crate) struct Sink<'a, T> {
     spare: &'a mut [MaybeUninit<T>],
     n: usize,
 }
 
 impl<'a, T> Sink<'a, T> {
     /// A sink with room for at least `extra` more elements of `v`.
-    fn new(v: &'a mut Vec<T>, extra: usize) -> Self {
+    pub(crate) fn new(v: &'a mut Vec<T>, extra: usize) -> Self {
         v.reserve(extra);
         Sink { spare: v.spare_capacity_mut(), n: 0 }
     }
@@ -185,7 +185,7 @@ impl<'a, T> Sink<'a, T> {
     /// Appends `x` (dropped if the reserved room is exhausted, which the
     /// callers' reservation rules out).
     #[inline(always)]
-    fn push(&mut self, x: T) {
+    pub(crate) fn push(&mut self, x: T) {
         if let Some(slot) = self.spare.get_mut(self.n) {
             slot.write(x);
             self.n += 1;
@@ -193,13 +193,13 @@ impl<'a, T> Sink<'a, T> {
     }
 
     /// Number of elements written.
-    fn written(&self) -> usize {
+    pub(crate) fn written(&self) -> usize {
         self.n
     }
 }
 
 /// Extends `v`'s length over the `n` elements a [`Sink`] on it wrote.
-fn commit<T>(v: &mut Vec<T>, n: usize) {
+pub(crate) fn commit<T>(v: &mut Vec<T>, n: usize) {
     let len = v.len() + n;
     debug_assert!(len <= v.capacity());
     // SAFETY: a `Sink` created on `v` (and dropped before this call) wrote

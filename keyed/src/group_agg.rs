@@ -36,7 +36,7 @@ use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
 use crate::agg::{resolve, AggSpec};
-use crate::agg_drive::{op, outputs_of, OutBuf, Plan};
+use crate::agg_drive::{commit, op, outputs_of, OutBuf, Plan, Sink};
 use crate::agg_output::{compact, finish_column};
 use crate::agg_state::AggState;
 use crate::error::{invalid_arg, Error, Result};
@@ -304,6 +304,9 @@ impl GroupAggregate {
         // rows before it (as a row-at-a-time loop would).
         let exact_budget = acct.budget.is_some() && *has_heap;
         let mut start = 0;
+        // At most two output rows per input row (an error drops the output).
+        let room = 2 * row_kinds.len();
+        let (mut kinds_out, mut rows_out) = (Sink::new(out_kinds, room), Sink::new(out_rows, room));
         for (i, &kind) in row_kinds.iter().enumerate() {
             let accumulate = kind.is_accumulate();
             if !accumulate && !opts.retractable {
@@ -346,8 +349,8 @@ impl GroupAggregate {
             // change (unchanged ones are dropped by `drop_unchanged`); the
             // aggregate loops append their values in the same order.
             let mut emit = |k: RowKind| {
-                out_kinds.push(k);
-                out_rows.push(i as u32);
+                kinds_out.push(k);
+                rows_out.push(i as u32);
             };
             match code {
                 op::NEW => emit(RowKind::Insert),
@@ -364,6 +367,9 @@ impl GroupAggregate {
                 *o = code;
             }
         }
+        let (nk, nr) = (kinds_out.written(), rows_out.written());
+        commit(out_kinds, nk);
+        commit(out_rows, nr);
         run(start..row_kinds.len(), ops, acct)
     }
 
