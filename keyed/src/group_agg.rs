@@ -21,9 +21,10 @@
 //! column-major (one typed vector per aggregate, indexed by slot), so after
 //! one probe per row resolves the batch's slots, each aggregate is updated by
 //! one typed loop over the batch ([`agg_update`](crate::agg_update)) that
-//! records every row's value before and after it; the changelog is then
-//! emitted in row order from those values, exactly as the row-at-a-time
-//! loop above emits it. A batch whose keys are all in state allocates
+//! appends the values before/after each row that the changelog emits. As
+//! aggregates are independent, every row sees exactly the values the
+//! row-at-a-time loop above sees, and the output is that loop's changelog,
+//! row for row (updates whose values did not change are then dropped). A batch whose keys are all in state allocates
 //! nothing per row (numeric aggregates). Key columns of the output are taken
 //! from the input batch by row index (the emitted key is the input row's key,
 //! as in Flink), so stored keys never need decoding.
@@ -196,7 +197,7 @@ impl GroupAggregate {
         check_schema(&self.input_schema, batch)?;
         let n = batch.num_rows();
         check_kinds_len(row_kinds, n)?;
-        // Pair indices are 2 * row + 1 in a u32.
+        // Row indices are u32; output rows (at most 2 per row) too.
         if n >= (u32::MAX / 2) as usize {
             return Err(invalid_arg("batch too large for u32 row indices"));
         }
