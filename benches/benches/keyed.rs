@@ -3,12 +3,16 @@
 //!
 //! 4096-row batches with 1, 128 and 4096 distinct BIGINT keys (plus a VARCHAR
 //! column). Before the timings, each case prints its allocations per row
-//! (measured with the counting allocator installed below).
+//! (measured with the counting allocator installed below) and a paired
+//! ratio: borrowed and owned runs interleaved, minimum and median time of
+//! each (the minimum is the figure least disturbed by other processes on a
+//! shared machine).
 //!
 //! Run: `cargo bench -p sluice-benches --bench keyed -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array};
 use arrow_select::take::take;
@@ -41,6 +45,31 @@ fn report(name: &str, distinct: usize, mut f: impl FnMut()) {
     f();
     let (a, _) = count_allocs(&mut f);
     eprintln!("allocs/row {name:<32} keys={distinct:<5} {:.3}", a as f64 / ROWS as f64);
+}
+
+/// Interleaves `borrowed` and `owned` runs and prints each one's minimum
+/// and median time and the owned/borrowed ratios.
+fn paired(name: &str, distinct: usize, mut borrowed: impl FnMut(), mut owned: impl FnMut()) {
+    const RUNS: usize = 301;
+    let (mut tb, mut to) = (Vec::with_capacity(RUNS), Vec::with_capacity(RUNS));
+    let time = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        t.elapsed()
+    };
+    for _ in 0..RUNS {
+        tb.push(time(&mut borrowed));
+        to.push(time(&mut owned));
+    }
+    tb.sort_unstable();
+    to.sort_unstable();
+    let (bmin, bmed, omin, omed) = (tb[0], tb[RUNS / 2], to[0], to[RUNS / 2]);
+    let r = |o: Duration, b: Duration| o.as_secs_f64() / b.as_secs_f64();
+    eprintln!(
+        "paired {name:<40} keys={distinct:<5} borrowed min {bmin:>9.1?} med {bmed:>9.1?} | owned min {omin:>9.1?} med {omed:>9.1?} | owned/borrowed min {:.2}x med {:.2}x",
+        r(omin, bmin),
+        r(omed, bmed)
+    );
 }
 
 /// The owned-key exchange: same encoder, hash and split, but every row's
@@ -76,6 +105,12 @@ fn exchange(c: &mut Criterion) {
         let asg = ex.assigner().clone();
         report("exchange borrowed", d, || drop(black_box(ex.split(&b).unwrap())));
         report("exchange owned", d, || drop(black_box(split_owned(&b, &asg, &mut per))));
+        paired(
+            "exchange",
+            d,
+            || drop(black_box(ex.split(&b).unwrap())),
+            || drop(black_box(split_owned(&b, &asg, &mut per))),
+        );
         g.bench_with_input(BenchmarkId::new("borrowed", d), &b, |bn, b| bn.iter(|| black_box(ex.split(b).unwrap())));
         g.bench_with_input(BenchmarkId::new("owned", d), &b, |bn, b| {
             bn.iter(|| black_box(split_owned(b, &asg, &mut per)))
@@ -100,13 +135,24 @@ fn group_agg(c: &mut Criterion) {
         g.throughput(Throughput::Elements(ROWS as u64));
         for d in KEYS {
             let b = batch(d);
-            for owned in [false, true] {
+            let mut ops = [false, true].map(|owned| {
                 let opts = GroupAggOptions { retractable: false, ..Default::default() };
                 let mut op = GroupAggregate::new(b.schema(), vec![0], aggs(), opts).unwrap();
                 op.set_owned_key_probe(owned);
                 op.process(&b, &kinds).unwrap(); // every key in state from here on
-                let name = if owned { "owned" } else { "borrowed" };
+                op
+            });
+            for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
                 report(&format!("{group} {name}"), d, || drop(black_box(op.process(&b, &kinds).unwrap())));
+            }
+            let [bo, ow] = &mut ops;
+            paired(
+                group,
+                d,
+                || drop(black_box(bo.process(&b, &kinds).unwrap())),
+                || drop(black_box(ow.process(&b, &kinds).unwrap())),
+            );
+            for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
                 g.bench_with_input(BenchmarkId::new(name, d), &b, |bn, b| {
                     bn.iter(|| black_box(op.process(b, &kinds).unwrap()))
                 });
@@ -122,12 +168,23 @@ fn dedup(c: &mut Criterion, group: &str, keep: Keep, order: DedupOrder) {
     let kinds = vec![RowKind::Insert; ROWS];
     for d in KEYS {
         let b = batch(d);
-        for owned in [false, true] {
+        let mut ops = [false, true].map(|owned| {
             let mut op = Deduplicate::new(b.schema(), vec![0], DedupOptions::new(keep, order)).unwrap();
             op.set_owned_key_probe(owned);
             op.process(&b, &kinds).unwrap();
-            let name = if owned { "owned" } else { "borrowed" };
+            op
+        });
+        for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
             report(&format!("{group} {name}"), d, || drop(black_box(op.process(&b, &kinds).unwrap())));
+        }
+        let [bo, ow] = &mut ops;
+        paired(
+            group,
+            d,
+            || drop(black_box(bo.process(&b, &kinds).unwrap())),
+            || drop(black_box(ow.process(&b, &kinds).unwrap())),
+        );
+        for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
             g.bench_with_input(BenchmarkId::new(name, d), &b, |bn, b| bn.iter(|| black_box(op.process(b, &kinds).unwrap())));
         }
     }

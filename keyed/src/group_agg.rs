@@ -16,8 +16,15 @@
 //!
 //! # Performance
 //! The key rows of a batch are encoded once into a reused [`KeyBlock`]; the
-//! state map is probed with the borrowed bytes and a key is copied only when
-//! its group is created. A batch whose keys are all in state allocates
+//! state map (key bytes → group slot) is probed with the borrowed bytes and
+//! a key is copied only when its group is created. The accumulators are
+//! column-major (one typed vector per aggregate, indexed by slot), so after
+//! one probe per row resolves the batch's slots, each aggregate is updated by
+//! one typed loop over the batch ([`agg_update`](crate::agg_update)) that
+//! appends the values before/after each row that the changelog emits. As
+//! aggregates are independent, every row sees exactly the values the
+//! row-at-a-time loop above sees, and the output is that loop's changelog,
+//! row for row (updates whose values did not change are then dropped). A batch whose keys are all in state allocates
 //! nothing per row (numeric aggregates). Key columns of the output are taken
 //! from the input batch by row index (the emitted key is the input row's key,
 //! as in Flink), so stored keys never need decoding.
@@ -29,12 +36,15 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
-use crate::agg::{finish_columns, resolve, Acc, AggSpec, InCol, Resolved, Slot, VType};
+use crate::agg::{resolve, AggSpec};
+use crate::agg_drive::{commit, op, outputs_of, OutBuf, Plan, Sink};
+use crate::agg_output::{compact, finish_column};
+use crate::agg_state::AggState;
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag, Writer};
+use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// Options of [`GroupAggregate`].
@@ -60,10 +70,8 @@ impl Default for GroupAggOptions {
     }
 }
 
-struct Group {
-    count: i64,
-    accs: Box<[Acc]>,
-}
+/// Slot id of a row whose key has no state and is not created (a retraction).
+const NO_SLOT: u32 = u32::MAX;
 
 /// A streaming GROUP BY aggregate over changelog batches.
 pub struct GroupAggregate {
@@ -71,23 +79,31 @@ pub struct GroupAggregate {
     output_schema: SchemaRef,
     key_columns: Vec<usize>,
     key_plan: KeyPlan,
-    aggs: Vec<Resolved>,
     opts: GroupAggOptions,
     fingerprint: u64,
-    map: ByteKeyMap<Group>,
+    /// Key bytes → slot id into `counts` and the aggregates' columns.
+    map: ByteKeyMap<u32>,
+    /// Record count per slot; 0 for a free slot (whose accumulators are empty).
+    counts: Vec<i64>,
+    aggs: Vec<AggState>,
+    /// Free slots, reused by new groups.
+    free: Vec<u32>,
+    /// Bytes charged per group besides its key (estimate).
+    group_fixed: usize,
+    has_heap: bool,
+    acct: Accounting,
+    owned_key_probe: bool,
+    // Per-batch buffers, reused.
     block: KeyBlock,
-    /// Emitted aggregate values, row-major (`aggs.len()` per output row).
-    out: Vec<Slot>,
-    /// String values of `out`.
-    arena: Vec<u8>,
-    prev: Box<[Slot]>,
-    cur: Box<[Slot]>,
-    types: Box<[VType]>,
+    slots: Vec<u32>,
+    ops: Vec<u8>,
+    changed: Vec<bool>,
+    outs: Vec<OutBuf>,
+    keep: Vec<bool>,
+    /// Rows whose group may have no record left at the end of the batch.
+    maybe_dead: Vec<u32>,
     out_kinds: Vec<RowKind>,
     out_rows: Vec<u32>,
-    acct: Accounting,
-    empty_accs: Box<[Acc]>,
-    owned_key_probe: bool,
 }
 
 impl GroupAggregate {
@@ -113,27 +129,34 @@ impl GroupAggregate {
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let fingerprint = fnv1a(format!("{:?}|{key_columns:?}|{aggs:?}|{}", fields, opts.retractable).as_bytes());
-        let empty_accs: Box<[Acc]> = resolved.iter().map(|r| Acc::new(r, opts.retractable)).collect();
+        let states: Vec<AggState> = resolved.into_iter().map(|r| AggState::new(r, opts.retractable)).collect();
+        let group_fixed = std::mem::size_of::<i64>()
+            + std::mem::size_of::<u32>()
+            + states.iter().map(AggState::slot_bytes).sum::<usize>();
         Ok(GroupAggregate {
             key_plan,
             output_schema: Arc::new(Schema::new(out_fields)),
-            out: Vec::new(),
-            arena: Vec::new(),
-            prev: vec![Slot::NULL; resolved.len()].into(),
-            cur: vec![Slot::NULL; resolved.len()].into(),
-            types: resolved.iter().map(|r| r.out).collect(),
             input_schema,
             key_columns,
-            aggs: resolved,
+            has_heap: states.iter().any(AggState::has_heap),
+            outs: states.iter().map(|_| OutBuf::default()).collect(),
+            aggs: states,
             acct: Accounting::new(opts.state_budget),
             opts,
             fingerprint,
             map: ByteKeyMap::default(),
+            counts: Vec::new(),
+            free: Vec::new(),
+            group_fixed,
+            owned_key_probe: false,
             block: KeyBlock::new(),
+            slots: Vec::new(),
+            ops: Vec::new(),
+            changed: Vec::new(),
+            keep: Vec::new(),
+            maybe_dead: Vec::new(),
             out_kinds: Vec::new(),
             out_rows: Vec::new(),
-            empty_accs,
-            owned_key_probe: false,
         })
     }
 
@@ -160,106 +183,241 @@ impl GroupAggregate {
     /// length mismatch, a retraction when `retractable` is false, or
     /// [`Error::StateBudgetExceeded`] (rows before the failing one stay
     /// applied, and their output is lost: restore from a snapshot).
+    ///
+    /// # Performance
+    /// Three passes over the batch: every row's group slot is resolved with
+    /// one probe of borrowed key bytes; a pass over the row kinds decides
+    /// each row's effect on its group's record count (new group, update,
+    /// delete) and its output rows; then each aggregate runs one typed loop
+    /// over the rows ([`agg_update`](crate::agg_update)) writing straight
+    /// into its output column. Rows whose values did not change are dropped
+    /// from the output afterwards (a no-op when COUNT(*) is among the
+    /// aggregates, since every update changes it).
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
         check_schema(&self.input_schema, batch)?;
         let n = batch.num_rows();
         check_kinds_len(row_kinds, n)?;
-        if n > u32::MAX as usize {
+        // Row indices are u32; output rows (at most 2 per row) too.
+        if n >= (u32::MAX / 2) as usize {
             return Err(invalid_arg("batch too large for u32 row indices"));
         }
         self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
-        let inputs = self.aggs.iter().map(|r| InCol::new(r, batch.columns())).collect::<Result<Vec<_>>>()?;
+        self.resolve_slots(row_kinds);
+        self.ops.clear();
+        self.ops.resize(n, op::SKIP);
+        self.changed.clear();
+        self.changed.resize(n, false);
+        let cap = if self.opts.generate_update_before { 2 * n } else { n };
+        self.out_kinds = Vec::with_capacity(cap);
+        self.out_rows.clear();
+        self.out_rows.reserve(cap);
+        for o in &mut self.outs {
+            o.start(cap);
+        }
+        let applied = self.apply(batch, row_kinds);
+        // Groups whose count returned to 0 leave state, also after an error.
+        self.sweep();
+        applied?;
+        self.drop_unchanged();
+        self.build_output(batch)
+    }
 
-        let Self { map, block, out, arena, prev, cur, types, out_kinds, out_rows, aggs, opts, acct, empty_accs, owned_key_probe, .. } = self;
-        let owned_key_probe = *owned_key_probe;
+    /// Pass 1: the slot of every row. A key not in state gets a slot when an
+    /// accumulate row brings it (the key is copied into state here, once); a
+    /// retraction for it gets [`NO_SLOT`].
+    fn resolve_slots(&mut self, row_kinds: &[RowKind]) {
+        let Self { map, block, slots, counts, aggs, free, maybe_dead, owned_key_probe, .. } = self;
+        slots.clear();
+        maybe_dead.clear();
         let mut owned_key: Vec<u8>;
-        let k = aggs.len();
-        // A previous batch that failed mid-way may have left rows behind.
-        out.clear();
-        arena.clear();
-        out.reserve(2 * n * k);
-        out_kinds.clear();
-        out_rows.clear();
-        out_kinds.reserve(2 * n);
-        out_rows.reserve(2 * n);
-        let gen_ub = opts.generate_update_before;
-
         for (i, &kind) in row_kinds.iter().enumerate() {
-            let accumulate = kind.is_accumulate();
-            if !accumulate && !opts.retractable {
-                return Err(Error::UnexpectedRowKind { row: i, kind: kind.to_byte(), operator: "append-only GroupAggregate" });
-            }
-            let key = if owned_key_probe {
+            let key = if *owned_key_probe {
                 owned_key = block.row(i).to_vec();
                 &owned_key[..]
             } else {
                 block.row(i)
             };
-            match map.entry_ref(&KeyProbe(key)) {
-                EntryRef::Occupied(mut e) => {
-                    let g = e.get_mut();
-                    let base = arena.len();
-                    for ((slot, acc), r) in prev.iter_mut().zip(g.accs.iter()).zip(aggs.iter()) {
-                        *slot = acc.value(r, arena);
-                    }
-                    let mut delta = 0isize;
-                    for ((acc, r), input) in g.accs.iter_mut().zip(aggs.iter()).zip(inputs.iter()) {
-                        delta += acc.update(r, input, i, accumulate);
-                    }
-                    g.count += if accumulate { 1 } else { -1 };
-                    apply_delta(acct, delta);
-                    if g.count != 0 {
-                        for ((slot, acc), r) in cur.iter_mut().zip(g.accs.iter()).zip(aggs.iter()) {
-                            *slot = acc.value(r, arena);
-                        }
-                        let same = prev.iter().zip(cur.iter()).zip(types.iter()).all(|((a, b), t)| a.same(*b, *t, arena));
-                        if same {
-                            // GroupAggFunction: equal values and TTL off → nothing.
-                            arena.truncate(base);
-                            continue;
-                        }
-                        if gen_ub {
-                            out.extend_from_slice(prev);
-                            out_kinds.push(RowKind::UpdateBefore);
-                            out_rows.push(i as u32);
-                        }
-                        out.extend_from_slice(cur);
-                        out_kinds.push(RowKind::UpdateAfter);
-                        out_rows.push(i as u32);
+            // A plain lookup first: the common case (key in state) needs no entry.
+            if let Some(&s) = map.get(&KeyProbe(key)) {
+                slots.push(s);
+                continue;
+            }
+            let slot = match map.entry_ref(&KeyProbe(key)) {
+                EntryRef::Occupied(e) => *e.get(),
+                EntryRef::Vacant(v) => {
+                    if !kind.is_accumulate() {
+                        NO_SLOT
                     } else {
-                        out.extend_from_slice(prev);
-                        out_kinds.push(RowKind::Delete);
-                        out_rows.push(i as u32);
-                        let freed = key.len() + ENTRY_OVERHEAD + group_size(&e.get().accs);
-                        e.remove();
-                        acct.release(freed);
+                        let s = match free.pop() {
+                            Some(s) => s,
+                            None => {
+                                counts.push(0);
+                                for a in aggs.iter_mut() {
+                                    a.push_empty();
+                                }
+                                (counts.len() - 1) as u32
+                            }
+                        };
+                        v.insert_with_key(Box::from(key), s);
+                        maybe_dead.push(i as u32);
+                        s
                     }
                 }
-                EntryRef::Vacant(v) => {
-                    if !accumulate {
-                        // GroupAggFunction: retraction for a key without state is dropped.
-                        continue;
+            };
+            slots.push(slot);
+        }
+    }
+
+    /// Pass 2 (row order): each row's effect on its group's record count and
+    /// the state accounting, then the aggregate loops over the rows decided.
+    /// On an error at row `f`, rows before `f` stay applied.
+    fn apply(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<()> {
+        let Self {
+            block,
+            slots,
+            ops,
+            counts,
+            aggs,
+            outs,
+            changed,
+            maybe_dead,
+            acct,
+            opts,
+            group_fixed,
+            has_heap,
+            out_kinds,
+            out_rows,
+            ..
+        } = self;
+        let columns = batch.columns();
+        let update_before = opts.generate_update_before;
+        let mut run = |rows: std::ops::Range<usize>, ops: &[u8], acct: &mut Accounting| -> Result<()> {
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let plan = Plan { slots, ops, rows, update_before };
+            for (a, o) in aggs.iter_mut().zip(outs.iter_mut()) {
+                apply_delta(acct, a.update(columns, &plan, o, changed)?);
+            }
+            Ok(())
+        };
+        // The budget check of a new group must see the heap changes of the
+        // rows before it (as a row-at-a-time loop would).
+        let exact_budget = acct.budget.is_some() && *has_heap;
+        let mut start = 0;
+        // At most two output rows per input row (an error drops the output).
+        let room = 2 * row_kinds.len();
+        let (mut kinds_out, mut rows_out) = (Sink::new(out_kinds, room), Sink::new(out_rows, room));
+        for (i, &kind) in row_kinds.iter().enumerate() {
+            let accumulate = kind.is_accumulate();
+            if !accumulate && !opts.retractable {
+                run(start..i, ops, acct)?;
+                return Err(Error::UnexpectedRowKind { row: i, kind: kind.to_byte(), operator: "append-only GroupAggregate" });
+            }
+            let Some(c) = slots.get(i).and_then(|&s| counts.get_mut(s as usize)) else { continue };
+            let code = if accumulate {
+                let code = if *c == 0 {
+                    let base = block.row(i).len() + ENTRY_OVERHEAD + *group_fixed;
+                    if exact_budget {
+                        run(start..i, ops, acct)?;
+                        start = i;
                     }
-                    let base_size = key.len() + ENTRY_OVERHEAD + group_size(empty_accs);
-                    acct.check(base_size)?;
-                    let mut accs = empty_accs.clone();
-                    let mut delta = 0isize;
-                    for ((acc, r), input) in accs.iter_mut().zip(aggs.iter()).zip(inputs.iter()) {
-                        delta += acc.update(r, input, i, true);
+                    if let Err(e) = acct.check(base) {
+                        run(start..i, ops, acct)?;
+                        return Err(e);
                     }
-                    for ((slot, acc), r) in cur.iter_mut().zip(accs.iter()).zip(aggs.iter()) {
-                        *slot = acc.value(r, arena);
+                    acct.charge(base);
+                    op::NEW
+                } else {
+                    op::ACC
+                };
+                *c += 1;
+                code
+            } else if *c > 0 {
+                *c -= 1;
+                if *c == 0 {
+                    acct.release(block.row(i).len() + ENTRY_OVERHEAD + *group_fixed);
+                    maybe_dead.push(i as u32);
+                    op::DEL
+                } else {
+                    op::RET
+                }
+            } else {
+                // GroupAggFunction: a retraction for a key without state is dropped.
+                op::SKIP
+            };
+            // The rows GroupAggFunction emits for this row if its values
+            // change (unchanged ones are dropped by `drop_unchanged`); the
+            // aggregate loops append their values in the same order.
+            let mut emit = |k: RowKind| {
+                kinds_out.push(k);
+                rows_out.push(i as u32);
+            };
+            match code {
+                op::NEW => emit(RowKind::Insert),
+                op::DEL => emit(RowKind::Delete),
+                op::ACC | op::RET => {
+                    if update_before {
+                        emit(RowKind::UpdateBefore);
                     }
-                    out.extend_from_slice(cur);
-                    out_kinds.push(RowKind::Insert);
-                    out_rows.push(i as u32);
-                    acct.charge(base_size);
-                    apply_delta(acct, delta);
-                    v.insert_with_key(Box::from(key), Group { count: 1, accs });
+                    emit(RowKind::UpdateAfter);
+                }
+                _ => {}
+            }
+            if let Some(o) = ops.get_mut(i) {
+                *o = code;
+            }
+        }
+        let (nk, nr) = (kinds_out.written(), rows_out.written());
+        commit(out_kinds, nk);
+        commit(out_rows, nr);
+        run(start..row_kinds.len(), ops, acct)
+    }
+
+    /// Removes the groups left without records (their accumulators are
+    /// already empty) and frees their slots.
+    fn sweep(&mut self) {
+        for &i in &self.maybe_dead {
+            let Some(&s) = self.slots.get(i as usize) else { continue };
+            if self.counts.get(s as usize) == Some(&0) {
+                if let Some(s) = self.map.remove(&KeyProbe(self.block.row(i as usize))) {
+                    self.free.push(s);
                 }
             }
         }
-        self.build_output(batch)
+        self.maybe_dead.clear();
+    }
+
+    /// Pass 3: drops the output rows of updates whose aggregate values did
+    /// not change (GroupAggFunction with TTL off emits nothing for them).
+    fn drop_unchanged(&mut self) {
+        let unchanged = |(&o, &c): (&u8, &bool)| (o == op::ACC || o == op::RET) && !c;
+        if !self.ops.iter().zip(&self.changed).any(unchanged) {
+            return;
+        }
+        let keep = &mut self.keep;
+        keep.clear();
+        keep.resize(self.out_kinds.len(), true);
+        let update_before = self.opts.generate_update_before;
+        let mut at = 0;
+        for (&o, &c) in self.ops.iter().zip(&self.changed) {
+            let n = outputs_of(o, update_before);
+            if unchanged((&o, &c)) {
+                if let Some(k) = keep.get_mut(at..at + n) {
+                    k.fill(false);
+                }
+            }
+            at += n;
+        }
+        compact(&mut self.out_kinds, keep);
+        compact(&mut self.out_rows, keep);
+        for o in &mut self.outs {
+            compact(&mut o.vals, keep);
+            compact(&mut o.valid, keep);
+            if !o.ends.is_empty() {
+                compact(&mut o.ends, keep);
+            }
+        }
     }
 
     fn build_output(&mut self, batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
@@ -268,7 +426,10 @@ impl GroupAggregate {
         for &k in &self.key_columns {
             cols.push(take(batch.column(k).as_ref(), &indices, None)?);
         }
-        cols.extend(finish_columns(&self.out, &self.types, &self.arena)?);
+        let len = indices.len();
+        for (a, o) in self.aggs.iter().zip(self.outs.iter_mut()) {
+            cols.push(finish_column(o, len, a.r.out)?);
+        }
         let rb = RecordBatch::try_new_with_options(
             self.output_schema.clone(),
             cols,
@@ -295,13 +456,19 @@ impl GroupAggregate {
     /// # Errors
     /// None today; `Result` keeps room for fallible state backends.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
+        let (counts, aggs) = (&self.counts, &self.aggs);
         Ok(write_snapshot(
             OpTag::GroupAgg,
             self.opts.max_parallelism,
             self.fingerprint,
             range,
             self.map.iter().map(|(k, v)| (&**k, v)),
-            write_group,
+            |&s, w| {
+                w.i64(counts.get(s as usize).copied().unwrap_or(0));
+                for a in aggs {
+                    a.write(s as usize, w);
+                }
+            },
         ))
     }
 
@@ -312,13 +479,19 @@ impl GroupAggregate {
     /// # Errors
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
+        let (counts, aggs) = (&self.counts, &self.aggs);
         Ok(write_snapshots_by_key_group(
             OpTag::GroupAgg,
             self.opts.max_parallelism,
             self.fingerprint,
             range,
             self.map.iter().map(|(k, v)| (&**k, v)),
-            write_group,
+            |&s, w| {
+                w.i64(counts.get(s as usize).copied().unwrap_or(0));
+                for a in aggs {
+                    a.write(s as usize, w);
+                }
+            },
         ))
     }
 
@@ -330,40 +503,64 @@ impl GroupAggregate {
     /// snapshot (the state is then unchanged), a key present twice, or the
     /// state budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
-        let mut staged: Vec<(Box<[u8]>, Group)> = Vec::new();
-        let empty = &self.empty_accs;
-        read_snapshot(bytes, OpTag::GroupAgg, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
+        // Restored groups get fresh slots at the end; on any error the
+        // columns are cut back and the map is untouched.
+        let base = self.counts.len();
+        let mut staged: Vec<(Box<[u8]>, u32)> = Vec::new();
+        let res = self.read_groups(bytes, range, &mut staged).and_then(|()| {
+            let mut keys: Vec<&[u8]> = staged.iter().map(|(k, _)| &**k).collect();
+            keys.sort_unstable();
+            if keys.windows(2).any(|w| w[0] == w[1]) || keys.iter().any(|k| self.map.contains_key(*k)) {
+                return Err(invalid_arg("restore: a restored key is already in state"));
+            }
+            let add: usize = staged
+                .iter()
+                .map(|(k, s)| {
+                    k.len()
+                        + ENTRY_OVERHEAD
+                        + self.group_fixed
+                        + self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>()
+                })
+                .sum();
+            self.acct.check(add)?;
+            Ok(add)
+        });
+        match res {
+            Ok(add) => {
+                self.acct.charge(add);
+                self.map.extend(staged);
+                Ok(())
+            }
+            Err(e) => {
+                self.counts.truncate(base);
+                for a in &mut self.aggs {
+                    a.truncate(base);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn read_groups(&mut self, bytes: &[u8], range: KeyGroupRange, staged: &mut Vec<(Box<[u8]>, u32)>) -> Result<()> {
+        let Self { counts, aggs, opts, fingerprint, .. } = self;
+        read_snapshot(bytes, OpTag::GroupAgg, opts.max_parallelism, *fingerprint, range, |key, r| {
             let count = r.i64("record count")?;
             if count <= 0 {
                 return Err(r.corrupt(format!("record count {count} of a stored group")));
             }
-            let accs = empty.iter().map(|e| Acc::read(r, e)).collect::<Result<Box<[Acc]>>>()?;
-            staged.push((Box::from(key), Group { count, accs }));
-            Ok(())
-        })?;
-        let mut add = 0usize;
-        for (k, g) in &staged {
-            if self.map.contains_key(k) {
-                return Err(invalid_arg("restore: a restored key is already in state"));
+            let s = counts.len();
+            if s >= NO_SLOT as usize {
+                return Err(invalid_arg("restore: too many groups"));
             }
-            add += k.len() + ENTRY_OVERHEAD + group_size(&g.accs);
-        }
-        self.acct.check(add)?;
-        self.acct.charge(add);
-        self.map.extend(staged);
-        Ok(())
+            counts.push(count);
+            for a in aggs.iter_mut() {
+                a.push_empty();
+                a.read(s, r)?;
+            }
+            staged.push((Box::from(key), s as u32));
+            Ok(())
+        })
     }
-}
-
-fn write_group(g: &Group, w: &mut Writer) {
-    w.i64(g.count);
-    for a in g.accs.iter() {
-        a.write(w);
-    }
-}
-
-fn group_size(accs: &[Acc]) -> usize {
-    std::mem::size_of::<Group>() + std::mem::size_of_val(accs) + accs.iter().map(Acc::heap_size).sum::<usize>()
 }
 
 #[inline]

@@ -72,7 +72,9 @@ pub(crate) fn eq_key_bytes(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail_eq = ca.remainder() == cb.remainder();
+    // Byte loop, not `==`: slice equality would call `memcmp` even for the
+    // empty tail of an 8-byte-multiple key.
+    let tail_eq = ca.remainder().iter().zip(cb.remainder()).all(|(x, y)| x == y);
     tail_eq
         && ca.zip(cb).all(|(x, y)| {
             let (mut u, mut v) = ([0u8; 8], [0u8; 8]);
