@@ -149,6 +149,48 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
     let (mut prev_units, mut prev_len, mut prev_bytes, mut prev_bytes_len, mut in_batch) =
         (run.prev_units, run.prev_len, run.prev_bytes, run.prev_bytes_len, run.in_batch);
     while r < rows {
+        // A streak of hits: valid rows equal to the cached value, with room.
+        // No call in this loop, so its state stays in registers; any other
+        // row (and the first row of a streak) goes through the general step
+        // below.
+        let streak_start = r;
+        // Whether the streak ended on a compared, unequal row.
+        let mut known_miss = false;
+        while r < rows {
+            // SAFETY: `r < rows`, the validity's length; `r + 1 <
+            // offsets.len()`; checked offsets lie within `units`.
+            unsafe {
+                if bits.is_some_and(|b| !b.value_unchecked(r)) {
+                    break;
+                }
+                let s = *offsets.get_unchecked(r) as usize;
+                let len = *offsets.get_unchecked(r + 1) as usize - s;
+                if len != prev_len || (!room_ok && o + 3 * len > capacity) {
+                    break;
+                }
+                // A length match makes both ranges `len` units long and
+                // readable; a hit's bytes are this row's exact encoding,
+                // which the room check (or the exact sizing) made room for,
+                // and lie elsewhere (earlier in the values, or in the
+                // encoder's own buffer).
+                if !H::eq(base.add(s).cast(), prev_units.cast(), 2 * len) {
+                    known_miss = true;
+                    break;
+                }
+                H::copy(vbase.add(o), prev_bytes, prev_bytes_len);
+            }
+            o += prev_bytes_len;
+            r += 1;
+            // SAFETY: `r <= rows < capacity`.
+            unsafe { offs.add(r).write(O::usize_as(o)) };
+        }
+        if r > streak_start {
+            hits += (r - streak_start) as u64;
+            consecutive = 0;
+            if r == rows {
+                break;
+            }
+        }
         // SAFETY: `r < rows`, the validity's length (checked).
         if bits.is_none_or(|b| unsafe { b.value_unchecked(r) }) {
             // SAFETY: `r + 1 < offsets.len()`; checked offsets lie within
@@ -182,7 +224,7 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
                 // `dst`, and lie elsewhere (earlier in the values, or in the
                 // encoder's own buffer).
                 unsafe {
-                    if len == prev_len && H::eq(src.cast(), prev_units.cast(), 2 * len) {
+                    if !known_miss && len == prev_len && H::eq(src.cast(), prev_units.cast(), 2 * len) {
                         H::copy(dst, prev_bytes, prev_bytes_len);
                         o += prev_bytes_len;
                         hits += 1;
