@@ -378,8 +378,15 @@ struct Out<O> {
 
 impl<O: OffsetSizeTrait> Out<O> {
     /// Allocates `rows + 1` offsets and `capacity + SLACK` value bytes.
-    fn new(rows: usize, capacity: usize) -> Self {
-        Out { offsets: Vec::with_capacity(rows + 1), values: Vec::with_capacity(capacity + SLACK) }
+    /// `exact`: every value byte will be written (no NULL rows), so a
+    /// large values buffer is pre-faulted (see `crate::prefault`).
+    fn new(rows: usize, capacity: usize, exact: bool) -> Self {
+        let mut out = Out { offsets: Vec::with_capacity(rows + 1), values: Vec::with_capacity(capacity + SLACK) };
+        crate::prefault::prefault_spare(&mut out.offsets);
+        if exact {
+            crate::prefault::prefault_spare(&mut out.values);
+        }
+        out
     }
 
     /// # Safety
@@ -429,7 +436,7 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum], null_fill: NullFill) -
     };
     check_total::<O>(capacity)?;
 
-    let mut out = Out::<O>::new(n, capacity);
+    let mut out = Out::<O>::new(n, capacity, nulls.is_none());
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
     let mut scalar_offsets = Vec::with_capacity(args.pieces.len());
@@ -504,7 +511,7 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     };
     check_total::<O>(capacity)?;
 
-    let mut out = Out::<O>::new(n, capacity);
+    let mut out = Out::<O>::new(n, capacity, nulls.is_none() && !any_arg_nulls);
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
     let arg_nulls: Vec<Option<&NullBuffer>> = pieces.iter().map(|p| p.nulls).collect();
