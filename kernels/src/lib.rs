@@ -23,6 +23,7 @@ pub mod concat;
 pub mod digest;
 pub mod encode;
 pub mod multibuffer;
+mod prefault;
 mod error;
 pub mod hex;
 #[doc(hidden)]

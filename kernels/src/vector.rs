@@ -44,6 +44,12 @@ pub(crate) trait Vector: Copy {
     /// Bitwise OR.
     unsafe fn or(self, other: Self) -> Self;
 
+    /// Bitwise XOR.
+    unsafe fn xor(self, other: Self) -> Self;
+
+    /// Whether every bit is zero.
+    unsafe fn is_zero(self) -> bool;
+
     /// Whether any `u16` lane is `>= 0x80`, i.e. not ASCII.
     unsafe fn any_u16_above_ascii(self) -> bool;
 
@@ -77,6 +83,18 @@ mod x86_64_sse2 {
         unsafe fn or(self, other: __m128i) -> __m128i {
             // SAFETY: SSE2 is supplied by the caller.
             unsafe { _mm_or_si128(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn xor(self, other: __m128i) -> __m128i {
+            // SAFETY: SSE2 is supplied by the caller (baseline on x86_64).
+            unsafe { _mm_xor_si128(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn is_zero(self) -> bool {
+            // SAFETY: SSE2 is supplied by the caller.
+            unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self, _mm_setzero_si128())) == 0xFFFF }
         }
 
         #[inline(always)]
@@ -124,6 +142,18 @@ mod x86_64_avx2 {
         unsafe fn or(self, other: __m256i) -> __m256i {
             // SAFETY: AVX2 is supplied by the caller.
             unsafe { _mm256_or_si256(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn xor(self, other: __m256i) -> __m256i {
+            // SAFETY: AVX2 is supplied by the caller.
+            unsafe { _mm256_xor_si256(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn is_zero(self) -> bool {
+            // SAFETY: AVX (implied by AVX2) is supplied by the caller.
+            unsafe { _mm256_testz_si256(self, self) != 0 }
         }
 
         #[inline(always)]
@@ -176,6 +206,18 @@ mod x86_64_avx512 {
         unsafe fn or(self, other: __m512i) -> __m512i {
             // SAFETY: AVX-512F is supplied by the caller.
             unsafe { _mm512_or_si512(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn xor(self, other: __m512i) -> __m512i {
+            // SAFETY: AVX-512F is supplied by the caller.
+            unsafe { _mm512_xor_si512(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn is_zero(self) -> bool {
+            // SAFETY: AVX-512BW is supplied by the caller.
+            unsafe { _mm512_test_epi8_mask(self, self) == 0 }
         }
 
         #[inline(always)]

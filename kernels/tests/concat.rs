@@ -10,7 +10,7 @@ use arrow_array::{
 };
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_kernels::concat::{check_capacity, concat, concat_large, concat_ws, concat_ws_large};
+use sluice_kernels::concat::{check_capacity, concat, concat_large, concat_ws, concat_ws_large, forced, NullFill};
 use sluice_kernels::Error;
 
 #[global_allocator]
@@ -129,6 +129,8 @@ fn case() -> impl Strategy<Value = (usize, Vec<ArgSpec>, ArgSpec, Vec<u8>, usize
     })
 }
 
+const FILLS: [NullFill; 4] = [NullFill::Auto, NullFill::Branchy, NullFill::BranchFree, NullFill::ValidOnly];
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
     #[test]
@@ -140,7 +142,11 @@ proptest! {
 
         let want = naive_concat(&args, n);
         prop_assert_eq!(collect(&concat(&datums).unwrap()), want.clone());
-        prop_assert_eq!(collect(&concat_large(&datums).unwrap()), want);
+        prop_assert_eq!(collect(&concat_large(&datums).unwrap()), want.clone());
+        for fill in FILLS {
+            prop_assert_eq!(collect(&forced::concat(&datums, fill).unwrap()), want.clone(), "{:?}", fill);
+            prop_assert_eq!(collect(&forced::concat_large(&datums, fill).unwrap()), want.clone(), "{:?}", fill);
+        }
 
         let sep_arg = make_arg(&sep, kinds[6], pad);
         let ws_n = if all_scalar && sep.0.is_none() { 1 } else { rows };
@@ -303,6 +309,45 @@ fn utf8_output_overflow_is_an_error() {
     assert_eq!((out.len(), out.null_count(), out.value(7).len()), (2049, 2048, 1 << 20));
 }
 
+/// NULL rows whose slots hold bytes (Arrow allows any bytes under a NULL):
+/// the branch-free fill copies them and must let the next row overwrite
+/// them, at every value length around the 16-/32-byte copy widths.
+#[test]
+fn bytes_under_null_rows_never_leak() {
+    for len in [0usize, 1, 15, 16, 17, 31, 32, 33, 100, 511, 512, 513, 2000] {
+        let n = 67;
+        let mut offsets = vec![0i32];
+        let mut values = Vec::new();
+        for i in 0..n {
+            // Under NULL: '#' bytes, longer than the valid values.
+            let (c, l) = if i % 3 == 1 { (b'#', len + 40) } else { (b'a' + (i % 26) as u8, len + i % 5) };
+            values.extend(std::iter::repeat_n(c, l));
+            offsets.push(values.len() as i32);
+        }
+        let valid: Vec<bool> = (0..n).map(|i| i % 3 != 1).collect();
+        let a = StringArray::new(
+            arrow_buffer::OffsetBuffer::new(offsets.into()),
+            values.into(),
+            Some(arrow_buffer::NullBuffer::from(valid)),
+        );
+        let b = StringArray::from_iter_values((0..n).map(|i| "b".repeat(len % 40 + i % 3)));
+        let want: Vec<Option<String>> =
+            (0..n).map(|i| a.is_valid(i).then(|| format!("{}{}", a.value(i), b.value(i)))).collect();
+        for fill in FILLS {
+            for args in [[&a as &dyn Datum, &b], [&b as &dyn Datum, &a]] {
+                let got = collect(&forced::concat(&args, fill).unwrap());
+                let want: Vec<Option<String>> = if std::ptr::eq(args[0], &a as &dyn Datum) {
+                    want.clone()
+                } else {
+                    (0..n).map(|i| a.is_valid(i).then(|| format!("{}{}", b.value(i), a.value(i)))).collect()
+                };
+                assert_eq!(got, want, "len {len}, {fill:?}");
+                assert!(!got.iter().flatten().any(|v| v.contains('#')));
+            }
+        }
+    }
+}
+
 // ---- allocation discipline -----------------------------------------------
 
 #[test]
@@ -318,6 +363,11 @@ fn no_allocation_per_row() {
         let (y, _) = count_allocs(|| concat(&[&big_a, &sep, &big_b]).unwrap());
         assert_eq!(x, y);
         assert!(y <= 12, "{y} allocations");
+        for fill in FILLS {
+            let (x, _) = count_allocs(|| forced::concat(&[&small_a, &sep, &small_b], fill).unwrap());
+            let (y, _) = count_allocs(|| forced::concat(&[&big_a, &sep, &big_b], fill).unwrap());
+            assert_eq!(x, y, "{fill:?}");
+        }
         let (x, _) = count_allocs(|| concat_ws(&sep, &[&small_a, &small_b]).unwrap());
         let (y, _) = count_allocs(|| concat_ws(&sep, &[&big_a, &big_b]).unwrap());
         assert_eq!(x, y);

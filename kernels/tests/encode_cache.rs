@@ -229,3 +229,37 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// One cache over consecutive batches (the writer's lifetime): the
+    /// value cached at the end of a batch (an owned copy made when the batch
+    /// finishes) must hit at the start of the next, at every level, and the
+    /// counters follow the policy over all batches together.
+    #[test]
+    fn cache_state_carries_across_batches(values in runs(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4)) {
+        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(values.len() + 1)).collect();
+        cuts.push(0);
+        cuts.push(values.len());
+        cuts.sort_unstable();
+        for level in Level::ALL.into_iter().filter(|l| l.is_available()) {
+            let mut c = CachedEncoder::new();
+            for w in cuts.windows(2) {
+                let batch = &values[w[0]..w[1]];
+                let units: Vec<u16> = batch.concat();
+                let mut offsets = vec![0i64];
+                for v in batch {
+                    offsets.push(offsets.last().unwrap() + v.len() as i64);
+                }
+                let arr = forced::utf16_to_utf8_cached(level, &units, &offsets, None, &mut c).unwrap();
+                let want = utf16_to_utf8(&units, &offsets, None).unwrap();
+                prop_assert_eq!(&arr, &want, "{:?}", level);
+            }
+            prop_assert_eq!(c.stats(), model(&values), "{:?}", level);
+            if c.stats().bypassed {
+                prop_assert_eq!(c.retained_bytes(), 0);
+            }
+        }
+    }
+}

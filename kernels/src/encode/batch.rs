@@ -3,7 +3,7 @@
 use arrow_array::{GenericStringArray, LargeStringArray, OffsetSizeTrait, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
-use super::CachedEncoder;
+use super::{cache_batch, CachedEncoder, Level};
 use crate::arch::{all::encode as scalar, EncodeFn};
 use crate::error::{invalid_arg, Error, Result};
 
@@ -93,7 +93,7 @@ pub fn utf16_to_utf8_cached(
     nulls: Option<&NullBuffer>,
     cache: &mut CachedEncoder,
 ) -> Result<StringArray> {
-    encode_batch(None, Sizing::default(), i32::MAX as usize, units, offsets, nulls, Some(cache))
+    encode_batch(None, Sizing::default(), i32::MAX as usize, units, offsets, nulls, Some((cache, None)))
 }
 
 /// Checks that `needed` value bytes fit offsets of type `O`.
@@ -159,7 +159,75 @@ fn exact_len(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>, first_r
         .sum()
 }
 
-/// The batch kernel behind every public batch entry point.
+/// The values buffer of a batch being filled front to back.
+pub(super) struct Sink<'a> {
+    /// The values; `values[..o]` are initialised.
+    pub(super) values: Vec<u8>,
+    /// Bytes written.
+    pub(super) o: usize,
+    capacity: usize,
+    /// Whether `capacity` holds every remaining row's worst case (3 bytes
+    /// per unit) or the exact total, so that no per-row check is needed.
+    capacity_ok: bool,
+    limit: usize,
+    /// The batch's input (offsets and validity checked).
+    pub(super) units: &'a [u16],
+    pub(super) offsets: &'a [i64],
+    pub(super) nulls: Option<&'a NullBuffer>,
+}
+
+impl Sink<'_> {
+    /// Makes sure row `r` (`len` units, not NULL) fits: the spare capacity
+    /// from `o` is then at least `3 * len` or the exact bytes of this and
+    /// every later row, plus `WRITE_SLACK`. The buffer may move.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OffsetOverflow`] if the exact total exceeds the limit.
+    #[inline(always)]
+    pub(super) fn room(&mut self, r: usize, len: usize) -> Result<()> {
+        if !self.capacity_ok && self.o + 3 * len > self.capacity {
+            self.grow(r)?;
+        }
+        Ok(())
+    }
+
+    /// This row might not fit: size the rest exactly, once.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, r: usize) -> Result<()> {
+        let rest = exact_len(self.units, &self.offsets[r..], self.nulls, r);
+        check_limit(self.o + rest, self.limit)?;
+        // SAFETY: the encoders initialised `values[..o]`.
+        unsafe { self.values.set_len(self.o) };
+        self.values.reserve_exact(rest + scalar::WRITE_SLACK);
+        self.capacity_ok = true;
+        Ok(())
+    }
+
+    /// Whether no row needs [`room`](Self::room) any more.
+    #[inline(always)]
+    pub(super) fn room_is_ok(&self) -> bool {
+        self.capacity_ok
+    }
+
+    /// The capacity the per-row check compares with.
+    #[inline(always)]
+    pub(super) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Where the next byte goes.
+    #[inline(always)]
+    pub(super) fn dst(&mut self) -> *mut u8 {
+        // SAFETY: `o` is within the allocation (at most its capacity).
+        unsafe { self.values.as_mut_ptr().add(self.o) }
+    }
+}
+
+/// The batch kernel behind every public batch entry point. With a cache,
+/// `level` picks the vector width of its hit path (`None`: this CPU's best).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_batch<O: OffsetSizeTrait>(
     kernel: Option<EncodeFn>,
     sizing: Sizing,
@@ -167,7 +235,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
     units: &[u16],
     offsets: &[i64],
     nulls: Option<&NullBuffer>,
-    mut cache: Option<&mut CachedEncoder>,
+    cache: Option<(&mut CachedEncoder, Option<Level>)>,
 ) -> Result<GenericStringArray<O>> {
     let limit = limit.min(O::MAX_OFFSET);
     let rows = check_offsets(units.len(), offsets, nulls)?;
@@ -177,9 +245,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
         (Some(&a), Some(&b)) => (b - a) as usize,
         _ => 0,
     };
-    // `capacity_ok`: the capacity holds every remaining row's worst case
-    // (3 bytes per unit) or the exact total, so no per-row check is needed.
-    let (capacity, mut capacity_ok) = match sizing {
+    let (capacity, capacity_ok) = match sizing {
         Sizing::UpperBound if span.saturating_mul(3) <= limit => (span * 3, true),
         // Every non-NULL unit yields at least one byte, so a span within the
         // limit is the only case where the optimistic guess can be right.
@@ -191,62 +257,60 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
         }
     };
 
-    let mut values: Vec<u8> = Vec::with_capacity(capacity + scalar::WRITE_SLACK);
+    let mut sink = Sink {
+        values: Vec::with_capacity(capacity + scalar::WRITE_SLACK),
+        o: 0,
+        capacity,
+        capacity_ok,
+        limit,
+        units,
+        offsets,
+        nulls,
+    };
     let mut out_offsets: Vec<O> = Vec::with_capacity(rows + 1);
     out_offsets.push(O::usize_as(0));
     // Resolve the dispatch once per batch. (Short rows go through it too:
     // inlining the portable encoder into this loop measured slower, and
     // every level handles short rows itself.)
     let f = kernel.unwrap_or_else(crate::arch::encode_fn);
-    let mut dst = values.as_mut_ptr();
+    // The cache's own loop runs until the batch ends or the cache is
+    // bypassed; its state is written back only once the batch succeeded.
+    let (mut cache, pending, first_plain) = match cache {
+        Some((c, level)) if !c.is_bypassed() => {
+            let (done, run) = cache_batch::rows(c, level, f, &mut sink, &mut out_offsets)?;
+            (Some(c), Some(run), done)
+        }
+        Some((c, _)) => (Some(c), None, 0),
+        None => (None, None, 0),
+    };
     let base = units.as_ptr();
-    let mut o = 0usize;
-    // Once the cache is bypassed, rows take the plain path right here and
-    // are counted in bulk, so a bypassed cache costs no more than none.
-    let mut cache_active = cache.as_deref().is_some_and(|c| !c.is_bypassed());
     let mut bypassed_rows = 0u64;
-    for (r, w) in offsets.windows(2).enumerate() {
+    for r in first_plain..rows {
         if nulls.is_none_or(|n| n.is_valid(r)) {
-            let (s, e) = (w[0] as usize, w[1] as usize);
+            // SAFETY: `r + 1 < offsets.len()`.
+            let (s, e) = unsafe { (*offsets.get_unchecked(r) as usize, *offsets.get_unchecked(r + 1) as usize) };
             let len = e - s;
-            if !capacity_ok && o + 3 * len > capacity {
-                // This row might not fit: size the rest exactly, once.
-                let rest = exact_len(units, &offsets[r..], nulls, r);
-                check_limit(o + rest, limit)?;
-                // SAFETY: the encoders initialised `values[..o]`.
-                unsafe { values.set_len(o) };
-                values.reserve_exact(rest + scalar::WRITE_SLACK);
-                dst = values.as_mut_ptr();
-                capacity_ok = true;
-            }
-            // SAFETY: `s..e` is within `units` (checked offsets). The spare
-            // capacity from `o` is at least this row's `3 * len` (checked
-            // just above) or, once `capacity_ok`, the exact bytes of this and
-            // every later row; plus WRITE_SLACK in both cases.
-            o += unsafe {
-                let src = base.add(s);
-                let d = dst.add(o);
-                match cache.as_deref_mut() {
-                    Some(c) if cache_active => {
-                        let n = c.encode_row(kernel, core::slice::from_raw_parts(src, len), d);
-                        cache_active = !c.is_bypassed();
-                        n
-                    }
-                    _ => {
-                        bypassed_rows += 1;
-                        f(src, len, d)
-                    }
-                }
-            };
+            sink.room(r, len)?;
+            bypassed_rows += 1;
+            // SAFETY: `s..e` is within `units` (checked offsets); `room`
+            // left enough spare capacity from `o`.
+            sink.o += unsafe { f(base.add(s), len, sink.dst()) };
         }
         // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
-        out_offsets.push(O::usize_as(o));
+        out_offsets.push(O::usize_as(sink.o));
     }
-    if let Some(c) = cache {
+    if let Some(c) = cache.as_deref_mut() {
+        if let Some(run) = pending {
+            // SAFETY: the run's pointers into `units` and into the values
+            // are still valid: the plain loop only ran (and may have moved
+            // the values) if the run ended in a bypass, which reads neither.
+            unsafe { c.commit(run) };
+        }
         // Without a cache this count is meaningless and dropped; with one,
-        // the plain arm above only ran while it was bypassed.
+        // the plain loop only ran while it was bypassed.
         c.add_bypassed_rows(bypassed_rows);
     }
+    let Sink { mut values, o, .. } = sink;
     // SAFETY: the encoders initialised exactly `values[..o]`.
     unsafe { values.set_len(o) };
     if values.capacity() - o > 64 {
@@ -257,8 +321,9 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
     // (pushed from the running byte count); every row's bytes are the
     // encoder's output, which is well-formed UTF-8 by construction (ASCII
     // narrowed from units < 0x80, 2-/3-byte sequences of non-surrogate BMP
-    // units, 4-byte sequences of valid pairs, '?' for unpaired surrogates),
-    // so `try_new` would not fail; the validity has `rows` entries (checked).
+    // units, 4-byte sequences of valid pairs, '?' for unpaired surrogates)
+    // or a copy of such output (cache hits), so `try_new` would not fail;
+    // the validity has `rows` entries (checked).
     let array = unsafe {
         GenericStringArray::<O>::new_unchecked(
             OffsetBuffer::new_unchecked(ScalarBuffer::from(out_offsets)),

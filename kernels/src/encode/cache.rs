@@ -19,7 +19,15 @@
 
 use crate::arch::EncodeFn;
 
+use super::cache_batch::Run;
+use super::hit::HitOps;
 use super::{append_capacity, run};
+
+/// The hit path of the per-value form: SSE2 is the x86_64 baseline.
+#[cfg(target_arch = "x86_64")]
+type RowHit = super::hit::Simd<core::arch::x86_64::__m128i>;
+#[cfg(not(target_arch = "x86_64"))]
+type RowHit = super::hit::Portable;
 
 /// Values with more UTF-16 code units than this are not eligible for the
 /// cache.
@@ -64,9 +72,11 @@ pub struct EncodeCacheStats {
 ///
 /// # Performance
 ///
-/// A hit is a comparison plus a copy, so it pays off when encoding is
-/// costly (non-ASCII text); for ASCII the SIMD encoder is as fast as the
-/// comparison alone (see the `encode_cache` bench).
+/// A hit is an inline vector comparison of the units plus an inline vector
+/// copy of the cached bytes. In the batch form the previous value is
+/// compared where it already is (input and output, hot in cache), so a miss
+/// costs no more than a plain encode; the owned copy is refreshed once per
+/// batch. See the `encode_cache` bench and `sluice demo`.
 ///
 /// ```
 /// use sluice_kernels::encode::CachedEncoder;
@@ -163,13 +173,19 @@ impl CachedEncoder {
             // SAFETY: caller's contract.
             return unsafe { run(kernel, units.as_ptr(), units.len(), dst) };
         }
-        if self.has_prev && self.prev_units.as_slice() == units {
+        let len = units.len();
+        // SAFETY: equal lengths make both ranges `len` units long; `n` is the
+        // exact encoding length of `units`, within the caller's bound, and
+        // `prev_utf8` is private, so no overlap.
+        if self.has_prev
+            && self.prev_units.len() == len
+            && unsafe { RowHit::eq(units.as_ptr().cast(), self.prev_units.as_ptr().cast(), 2 * len) }
+        {
             stats.hits += 1;
             self.consecutive_misses = 0;
             let n = self.prev_utf8.len();
-            // SAFETY: `n` is the exact encoding length of `units`, within the
-            // caller's bound; `prev_utf8` is private, so no overlap.
-            unsafe { core::ptr::copy_nonoverlapping(self.prev_utf8.as_ptr(), dst, n) };
+            // SAFETY: see above: `n` bytes fit at `dst`, no overlap.
+            unsafe { RowHit::copy(dst, self.prev_utf8.as_ptr(), n) };
             return n;
         }
         stats.misses += 1;
@@ -193,5 +209,62 @@ impl CachedEncoder {
             self.has_prev = true;
         }
         n
+    }
+
+    /// The state a batch starts from: the owned cached value, if any.
+    pub(super) fn start_run(&self) -> Run {
+        let (prev_len, prev_bytes_len) = if self.has_prev {
+            (self.prev_units.len(), self.prev_utf8.len())
+        } else {
+            (usize::MAX, 0)
+        };
+        Run {
+            hits: 0,
+            misses: 0,
+            ineligible: 0,
+            consecutive: self.consecutive_misses,
+            bypassed: false,
+            prev_units: self.prev_units.as_ptr(),
+            prev_len,
+            prev_bytes: self.prev_utf8.as_ptr(),
+            prev_bytes_len,
+            in_batch: false,
+        }
+    }
+
+    /// Writes a finished batch's run back: counters, the bypass, and an
+    /// owned copy of the last cached value if it came from the batch.
+    ///
+    /// # Safety
+    ///
+    /// Unless `run.bypassed`, `run.prev_*` are valid for reads of their
+    /// lengths (they point into the batch's input and output, or into this
+    /// encoder's buffers, unchanged since [`start_run`](Self::start_run)).
+    pub(super) unsafe fn commit(&mut self, run: Run) {
+        self.stats.hits += run.hits;
+        self.stats.misses += run.misses;
+        self.stats.ineligible += run.ineligible;
+        self.consecutive_misses = run.consecutive;
+        if run.bypassed {
+            self.stats.bypassed = true;
+            self.has_prev = false;
+            self.prev_units = Vec::new();
+            self.prev_utf8 = Vec::new();
+        } else if run.in_batch {
+            // Owned copies; `clear` + `extend` keeps the capacity, so once the
+            // buffers have grown, batches no longer allocate here either.
+            // SAFETY: the caller's contract.
+            let (u, b) = unsafe {
+                (
+                    core::slice::from_raw_parts(run.prev_units, run.prev_len),
+                    core::slice::from_raw_parts(run.prev_bytes, run.prev_bytes_len),
+                )
+            };
+            self.prev_units.clear();
+            self.prev_units.extend_from_slice(u);
+            self.prev_utf8.clear();
+            self.prev_utf8.extend_from_slice(b);
+            self.has_prev = true;
+        }
     }
 }

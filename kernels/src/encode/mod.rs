@@ -40,6 +40,8 @@
 
 mod batch;
 mod cache;
+mod cache_batch;
+mod hit;
 
 use crate::arch::{self, all::encode as scalar, EncodeFn};
 
@@ -220,7 +222,8 @@ pub mod forced {
         batch::encode_batch(Some(kernel(level)?), sizing, i64::MAX as usize, units, offsets, nulls, None)
     }
 
-    /// [`utf16_to_utf8_cached`](super::utf16_to_utf8_cached) at `level`.
+    /// [`utf16_to_utf8_cached`](super::utf16_to_utf8_cached) at `level`:
+    /// the encoder and the vector width of the cache's hit path.
     pub fn utf16_to_utf8_cached(
         level: Level,
         units: &[u16],
@@ -229,7 +232,7 @@ pub mod forced {
         cache: &mut CachedEncoder,
     ) -> Result<StringArray> {
         let k = kernel(level)?;
-        batch::encode_batch(Some(k), Sizing::default(), i32::MAX as usize, units, offsets, nulls, Some(cache))
+        batch::encode_batch(Some(k), Sizing::default(), i32::MAX as usize, units, offsets, nulls, Some((cache, Some(level))))
     }
 
     /// [`CachedEncoder::encode_into`] at `level`.

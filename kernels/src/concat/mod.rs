@@ -47,7 +47,11 @@
 //!
 //! With NULL rows the values capacity is the size of all rows (an upper
 //! bound; the NULL rows' bytes stay unused) so that no extra pass is needed;
-//! without NULL rows it is exact.
+//! without NULL rows it is exact. The CONCAT row loop then has no branch on
+//! validity either: every row is copied and the write position advances by
+//! `len × valid`, so the next row overwrites a NULL row's bytes (a
+//! mispredicted branch per NULL row cost more than the copy, at 16 and at
+//! 256 bytes per value).
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, Datum, GenericStringArray, LargeStringArray, OffsetSizeTrait, StringArray};
@@ -55,6 +59,12 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 
 use crate::error::{invalid_arg, Error, Result};
+
+mod fill;
+
+use fill::{dispatch_concat, dispatch_concat_ws, RowSrc};
+#[doc(hidden)]
+pub use fill::NullFill;
 
 /// Bytes of slack after the values so that short copies may write whole
 /// 16-byte vectors.
@@ -69,7 +79,7 @@ const SLACK: usize = 64;
 /// lengths differ; [`Error::OffsetOverflow`] if the result would exceed
 /// `i32::MAX` bytes (use [`concat_large`]).
 pub fn concat(args: &[&dyn Datum]) -> Result<StringArray> {
-    concat_impl::<i32>(args)
+    concat_impl::<i32>(args, NullFill::Auto)
 }
 
 /// `CONCAT(args…)` into `LargeUtf8`.
@@ -78,7 +88,7 @@ pub fn concat(args: &[&dyn Datum]) -> Result<StringArray> {
 ///
 /// As [`concat`], except for the `i32` limit.
 pub fn concat_large(args: &[&dyn Datum]) -> Result<LargeStringArray> {
-    concat_impl::<i64>(args)
+    concat_impl::<i64>(args, NullFill::Auto)
 }
 
 /// `CONCAT_WS(sep, args…)` into `Utf8`. `sep` may be a scalar or an array.
@@ -175,16 +185,6 @@ impl Src<'_> {
     }
 }
 
-/// A source of row byte ranges, monomorphised into the fill loops.
-trait RowSrc: Copy {
-    /// Row `i`: start pointer, length, readable bytes from the start.
-    ///
-    /// # Safety
-    ///
-    /// As [`Src::row`].
-    unsafe fn row(&self, i: usize) -> (*const u8, usize, usize);
-}
-
 impl RowSrc for Src<'_> {
     #[inline(always)]
     unsafe fn row(&self, i: usize) -> (*const u8, usize, usize) {
@@ -249,39 +249,6 @@ fn span<O: arrow_buffer::ArrowNativeType>(offsets: &[O]) -> usize {
     match (offsets.first(), offsets.last()) {
         (Some(f), Some(l)) => l.as_usize() - f.as_usize(),
         _ => 0,
-    }
-}
-
-/// Copies `len` bytes from `src` to `dst`.
-///
-/// # Safety
-///
-/// `src` readable for `avail >= len` bytes; `dst` writable for `len` bytes
-/// rounded up to a multiple of 32 (the values buffer's `SLACK` covers the
-/// excess); the ranges do not overlap.
-#[inline(always)]
-unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize, avail: usize) {
-    type V = [u8; 16];
-    // SAFETY: each vector branch reads only within `avail` and writes within
-    // `len` rounded up to 32, as the caller guarantees; otherwise a plain
-    // copy of `len` bytes.
-    unsafe {
-        if len <= 16 && avail >= 16 {
-            dst.cast::<V>().write_unaligned(src.cast::<V>().read_unaligned());
-        } else if len <= 512 && avail >= len.next_multiple_of(32) {
-            // Whole 32-byte chunks (two 16-byte moves each): cheaper than a
-            // `memcpy` call for the string sizes SQL columns hold.
-            let mut k = 0;
-            while k < len {
-                let a = src.add(k).cast::<V>().read_unaligned();
-                let b = src.add(k + 16).cast::<V>().read_unaligned();
-                dst.add(k).cast::<V>().write_unaligned(a);
-                dst.add(k + 16).cast::<V>().write_unaligned(b);
-                k += 32;
-            }
-        } else {
-            std::ptr::copy_nonoverlapping(src, dst, len);
-        }
     }
 }
 
@@ -411,8 +378,15 @@ struct Out<O> {
 
 impl<O: OffsetSizeTrait> Out<O> {
     /// Allocates `rows + 1` offsets and `capacity + SLACK` value bytes.
-    fn new(rows: usize, capacity: usize) -> Self {
-        Out { offsets: Vec::with_capacity(rows + 1), values: Vec::with_capacity(capacity + SLACK) }
+    /// `exact`: every value byte will be written (no NULL rows), so a
+    /// large values buffer is pre-faulted (see `crate::prefault`).
+    fn new(rows: usize, capacity: usize, exact: bool) -> Self {
+        let mut out = Out { offsets: Vec::with_capacity(rows + 1), values: Vec::with_capacity(capacity + SLACK) };
+        crate::prefault::prefault_spare(&mut out.offsets);
+        if exact {
+            crate::prefault::prefault_spare(&mut out.values);
+        }
+        out
     }
 
     /// # Safety
@@ -438,7 +412,7 @@ impl<O: OffsetSizeTrait> Out<O> {
     }
 }
 
-fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum]) -> Result<GenericStringArray<O>> {
+fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum], null_fill: NullFill) -> Result<GenericStringArray<O>> {
     if datums.is_empty() {
         return Err(invalid_arg("CONCAT needs at least one argument"));
     }
@@ -462,100 +436,27 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum]) -> Result<GenericStrin
     };
     check_total::<O>(capacity)?;
 
-    let mut out = Out::<O>::new(n, capacity);
+    let mut out = Out::<O>::new(n, capacity, nulls.is_none());
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
     let mut scalar_offsets = Vec::with_capacity(args.pieces.len());
+    let fill = nulls.as_ref().map(|nb| (nb, null_fill.resolve(capacity == total)));
     // SAFETY: `offs` has room for `n + 1` offsets; every array source has `n`
     // rows; the values buffer holds `capacity + SLACK` bytes and `capacity`
-    // bounds the bytes of the rows written (all rows, or the valid ones).
+    // bounds the bytes of the rows written (all rows, or the valid ones);
+    // `resolve` picks `BranchFree` only when `capacity` is all rows' total.
     let pos = unsafe {
         match flatten(&args.pieces, &mut scalar_offsets) {
-            Some(flat) => dispatch_concat(&flat, n, nulls.as_ref(), base, offs),
+            Some(flat) => dispatch_concat(&flat, n, fill, base, offs),
             None => {
                 let srcs: Vec<Src<'_>> = args.pieces.iter().map(|p| p.src).collect();
-                dispatch_concat(&srcs, n, nulls.as_ref(), base, offs)
+                dispatch_concat(&srcs, n, fill, base, offs)
             }
         }
     };
     debug_assert!(pos <= capacity);
     // SAFETY: the fill wrote `n + 1` offsets ending at `pos` and `pos` bytes.
     Ok(unsafe { out.finish(n, pos, nulls) })
-}
-
-/// Picks a fill loop unrolled for 2, 3 or 4 arguments.
-///
-/// # Safety
-///
-/// As [`fill_concat`].
-unsafe fn dispatch_concat<P: RowSrc, O: OffsetSizeTrait>(
-    pieces: &[P],
-    n: usize,
-    nulls: Option<&NullBuffer>,
-    base: *mut u8,
-    offs: *mut O,
-) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe {
-        if let Ok(p) = <&[P; 2]>::try_from(pieces) {
-            fill_concat(p.as_slice(), n, nulls, base, offs)
-        } else if let Ok(p) = <&[P; 3]>::try_from(pieces) {
-            fill_concat(p.as_slice(), n, nulls, base, offs)
-        } else if let Ok(p) = <&[P; 4]>::try_from(pieces) {
-            fill_concat(p.as_slice(), n, nulls, base, offs)
-        } else {
-            fill_concat(pieces, n, nulls, base, offs)
-        }
-    }
-}
-
-/// Writes the CONCAT of every row (the valid ones only, under `nulls`) front
-/// to back; returns the value bytes written.
-///
-/// # Safety
-///
-/// Every source has at least `n` rows; `offs` is writable for `n + 1`
-/// offsets; `base` is writable for the total bytes of the rows written plus
-/// `SLACK`, and that total fits `O`.
-#[inline(always)]
-unsafe fn fill_concat<P: RowSrc, O: OffsetSizeTrait>(
-    pieces: &[P],
-    n: usize,
-    nulls: Option<&NullBuffer>,
-    base: *mut u8,
-    offs: *mut O,
-) -> usize {
-    let mut pos = 0usize;
-    // SAFETY: per the contract; rows are `< n`, `pos` stays within the
-    // written total, and `copy_short` may spill into the `SLACK` bytes only.
-    unsafe {
-        offs.write(O::usize_as(0));
-        match nulls {
-            None => {
-                for i in 0..n {
-                    for p in pieces {
-                        let (s, len, avail) = p.row(i);
-                        copy_short(base.add(pos), s, len, avail);
-                        pos += len;
-                    }
-                    offs.add(i + 1).write(O::usize_as(pos));
-                }
-            }
-            Some(nb) => {
-                for i in 0..n {
-                    if nb.is_valid(i) {
-                        for p in pieces {
-                            let (s, len, avail) = p.row(i);
-                            copy_short(base.add(pos), s, len, avail);
-                            pos += len;
-                        }
-                    }
-                    offs.add(i + 1).write(O::usize_as(pos));
-                }
-            }
-        }
-    }
-    pos
 }
 
 /// Bytes of the non-NULL CONCAT rows (only needed near the offset limit).
@@ -610,7 +511,7 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     };
     check_total::<O>(capacity)?;
 
-    let mut out = Out::<O>::new(n, capacity);
+    let mut out = Out::<O>::new(n, capacity, nulls.is_none() && !any_arg_nulls);
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
     let arg_nulls: Vec<Option<&NullBuffer>> = pieces.iter().map(|p| p.nulls).collect();
@@ -632,95 +533,6 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     debug_assert!(pos <= capacity);
     // SAFETY: the fill wrote `n + 1` offsets ending at `pos` and `pos` bytes.
     Ok(unsafe { out.finish(n, pos, nulls) })
-}
-
-/// Picks a CONCAT_WS fill loop unrolled for 2, 3 or 4 arguments.
-///
-/// # Safety
-///
-/// As [`fill_concat_ws`].
-unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
-    srcs: &[P],
-    arg_nulls: &[Option<&NullBuffer>],
-    any_arg_nulls: bool,
-    n: usize,
-    nulls: Option<&NullBuffer>,
-    base: *mut u8,
-    offs: *mut O,
-) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe {
-        if let Ok(p) = <&[P; 3]>::try_from(srcs) {
-            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
-        } else if let Ok(p) = <&[P; 4]>::try_from(srcs) {
-            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
-        } else if let Ok(p) = <&[P; 5]>::try_from(srcs) {
-            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
-        } else {
-            fill_concat_ws(srcs, arg_nulls, any_arg_nulls, n, nulls, base, offs)
-        }
-    }
-}
-
-/// Writes CONCAT_WS rows front to back. `srcs[0]` is the separator, the rest
-/// the arguments, whose NULL masks are `arg_nulls`.
-///
-/// # Safety
-///
-/// As [`fill_concat`], with the separators counted in the total.
-#[inline(always)]
-unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
-    srcs: &[P],
-    arg_nulls: &[Option<&NullBuffer>],
-    any_arg_nulls: bool,
-    n: usize,
-    nulls: Option<&NullBuffer>,
-    base: *mut u8,
-    offs: *mut O,
-) -> usize {
-    let Some((sep, args)) = srcs.split_first() else { return 0 };
-    let mut pos = 0usize;
-    // SAFETY: per the contract, as in `fill_concat`.
-    unsafe {
-        offs.write(O::usize_as(0));
-        if nulls.is_none() && !any_arg_nulls {
-            for i in 0..n {
-                let (ss, slen, savail) = sep.row(i);
-                for (k, p) in args.iter().enumerate() {
-                    if k > 0 {
-                        copy_short(base.add(pos), ss, slen, savail);
-                        pos += slen;
-                    }
-                    let (s, len, avail) = p.row(i);
-                    copy_short(base.add(pos), s, len, avail);
-                    pos += len;
-                }
-                offs.add(i + 1).write(O::usize_as(pos));
-            }
-        } else {
-            for i in 0..n {
-                if nulls.is_none_or(|nb| nb.is_valid(i)) {
-                    let (ss, slen, savail) = sep.row(i);
-                    let mut first = true;
-                    for (p, an) in args.iter().zip(arg_nulls) {
-                        if an.is_some_and(|nb| nb.is_null(i)) {
-                            continue;
-                        }
-                        if !first {
-                            copy_short(base.add(pos), ss, slen, savail);
-                            pos += slen;
-                        }
-                        first = false;
-                        let (s, len, avail) = p.row(i);
-                        copy_short(base.add(pos), s, len, avail);
-                        pos += len;
-                    }
-                }
-                offs.add(i + 1).write(O::usize_as(pos));
-            }
-        }
-    }
-    pos
 }
 
 /// Bytes of the CONCAT_WS output (only needed near the offset limit).
@@ -757,5 +569,25 @@ pub fn check_capacity(total: usize, large: bool) -> Result<()> {
         check_total::<i64>(total)
     } else {
         check_total::<i32>(total)
+    }
+}
+
+/// [`concat`] and [`concat_large`] with the NULL-row strategy forced, for
+/// tests, benches and fuzzing. Not part of the stable API.
+#[doc(hidden)]
+pub mod forced {
+    use arrow_array::{Datum, LargeStringArray, StringArray};
+
+    use super::{concat_impl, NullFill};
+    use crate::error::Result;
+
+    /// [`concat`](super::concat) filling NULL rows with `fill`.
+    pub fn concat(args: &[&dyn Datum], fill: NullFill) -> Result<StringArray> {
+        concat_impl::<i32>(args, fill)
+    }
+
+    /// [`concat_large`](super::concat_large) filling NULL rows with `fill`.
+    pub fn concat_large(args: &[&dyn Datum], fill: NullFill) -> Result<LargeStringArray> {
+        concat_impl::<i64>(args, fill)
     }
 }
