@@ -709,17 +709,22 @@ impl RowConverter {
                 (byte, mask, nb + 8 * j)
             })
             .collect();
+        // One pass per column: the sum stays in a register (summing all
+        // columns per row kept them in memory, a store-to-load chain per
+        // row); after the first pass the rows are in cache.
         let mut col_sums = vec![0usize; cols.len()];
-        src.for_each_row(self.fixed_size, |row| {
-            for (&(byte, mask, pos), sum) in slots.iter().zip(col_sums.iter_mut()) {
+        for (&(byte, mask, pos), col_sum) in slots.iter().zip(col_sums.iter_mut()) {
+            let mut sum = 0usize;
+            src.for_each_row(self.fixed_size, |row| {
                 let null = row.get(byte).is_none_or(|b| b & mask != 0);
                 let w = u64_at(row, pos).unwrap_or(0);
                 let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
                 // Never reserve more than the row can hold (a malformed length
                 // is reported by the main pass); NULL slots add nothing.
-                *sum += if null { 0 } else { len.min(row.len()) };
-            }
-        })?;
+                sum += if null { 0 } else { len.min(row.len()) };
+            })?;
+            *col_sum = sum;
+        }
         let mut sums = vec![0usize; self.fields.len()];
         for (&j, &sum) in cols.iter().zip(&col_sums) {
             sums[j] = sum;

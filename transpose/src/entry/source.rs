@@ -110,6 +110,21 @@ fn prefetch_ptr(p: *const u8) {
     let _ = p;
 }
 
+/// Whether every row `w[0] .. w[1]` of `offsets` lies inside a buffer of
+/// `dl` bytes and holds at least `fixed_size` bytes. Branch-free (`&`,
+/// not `&&`), so the loop is a few instructions a row.
+#[inline(always)]
+fn offsets_ok(offsets: &[i64], dl: u64, fixed_size: usize) -> bool {
+    let mut ok = true;
+    for w in offsets.windows(2) {
+        let (s, e) = (w[0] as u64, w[1] as u64);
+        // a negative offset is > dl as u64; when s <= dl < 2^63 the sum
+        // does not wrap, and when s > dl its value does not matter
+        ok &= (s <= dl) & (e <= dl) & (e >= s.wrapping_add(fixed_size as u64));
+    }
+    ok
+}
+
 pub(crate) struct Contiguous<'a> {
     pub data: &'a [u8],
     pub offsets: &'a [i64],
@@ -145,13 +160,7 @@ impl RowSource for Contiguous<'_> {
     fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
         let data = self.data;
         let dl = data.len() as u64;
-        let mut ok = true;
-        for w in self.offsets.windows(2) {
-            let (s, e) = (w[0] as u64, w[1] as u64);
-            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
-            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
-        }
-        if !ok {
+        if !offsets_ok(self.offsets, dl, fixed_size) {
             return for_each_row_checked(self, fixed_size, f);
         }
         for w in self.offsets.windows(2) {
@@ -180,17 +189,16 @@ impl RowSource for Contiguous<'_> {
         let (Some(offs), true) = (self.offsets.get(first..=end), kinds.len() == end - first) else {
             return fill_block_checked(self, first, end, fixed_size, kinds, out);
         };
-        let mut ok = true;
-        for w in offs.windows(2) {
-            let (s, e) = (w[0] as u64, w[1] as u64);
-            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
-            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
-        }
-        if !ok || fixed_size == 0 {
+        if !offsets_ok(offs, dl, fixed_size) || fixed_size == 0 {
             return fill_block_checked(self, first, end, fixed_size, kinds, out);
         }
-        let mut kinds_ok = true;
-        for (w, kind) in offs.windows(2).zip(kinds.iter_mut()) {
+        let n = end - first;
+        let len0 = out.len();
+        out.reserve(n);
+        let dst = out.spare_capacity_mut().as_mut_ptr();
+        // OR of every RowKind byte: > 3 exactly when some byte is > 3
+        let mut kind_bits = 0u8;
+        for (k, (w, kind)) in offs.windows(2).zip(kinds.iter_mut()).enumerate() {
             let (s, e) = (w[0] as usize, w[1] as usize);
             prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
             // SAFETY: s <= e <= data.len() was checked for every row of the
@@ -199,16 +207,19 @@ impl RowSource for Contiguous<'_> {
             let row = unsafe { data.get_unchecked(s..e) };
             // SAFETY: as above, s < e <= data.len().
             let b = unsafe { *data.get_unchecked(s) };
-            kinds_ok &= b <= 3;
+            kind_bits |= b;
             // SAFETY: RowKind is repr(u8) with the values 0..=3; a byte > 3
             // stored here is never read: the block is redone checked below.
             *kind = unsafe { std::mem::transmute::<u8, RowKind>(b & 3) };
-            out.push(row);
+            // SAFETY: `k < n` slots of spare capacity were reserved above.
+            unsafe { (*dst.add(k)).write(row) };
         }
-        if !kinds_ok {
-            out.clear();
+        if kind_bits > 3 {
             return fill_block_checked(self, first, end, fixed_size, kinds, out);
         }
+        // SAFETY: the loop initialised the `n` reserved slots after `len0`
+        // (`kinds.len() == n`, checked above, so it ran `n` times).
+        unsafe { out.set_len(len0 + n) };
         Ok(())
     }
     #[inline(always)]

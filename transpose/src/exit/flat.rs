@@ -103,7 +103,7 @@ macro_rules! le {
         }
     )*};
 }
-le!(u64, u32, u16, u8);
+le!(u64);
 
 /// Stores `v` little-endian at `p`.
 ///
@@ -126,7 +126,8 @@ pub(super) fn write_rows(accs: &[Acc<'_>], n: usize, kinds: Option<&[RowKind]>, 
     if kinds.is_some_and(|k| k.len() != n) {
         return Ok(false);
     }
-    let fixed = null_bits_width(cols.len()) + 8 * cols.len();
+    let nb = null_bits_width(cols.len());
+    let fixed = nb + 8 * cols.len();
     // Exact output size; string offsets checked once.
     let mut total = n * fixed;
     for c in &cols {
@@ -162,14 +163,20 @@ pub(super) fn write_rows(accs: &[Acc<'_>], n: usize, kinds: Option<&[RowKind]>, 
         if var > end {
             return Err(Error::InvalidArgument("internal: flat exit size mismatch".into()));
         }
+        // Only the header + null-bit words are zeroed: every slot is
+        // written below (a NULL one with 0). One store for arity <= 56; a
+        // loop would become a `memset` call per row.
+        let kind = kinds.and_then(|k| k.get(i)).copied().unwrap_or_default().to_byte();
         // SAFETY: `row .. row + fixed` is inside the reserved `total` bytes
-        // (checked just above); `fixed` is a multiple of 8.
+        // (checked just above) and `nb <= fixed` is a multiple of 8.
         unsafe {
             let p = base.add(row);
-            for k in 0..fixed / 8 {
-                p.add(8 * k).cast::<u64>().write_unaligned(0);
+            p.cast::<u64>().write_unaligned(u64::from(kind));
+            let mut k = 8;
+            while k < nb {
+                p.add(k).cast::<u64>().write_unaligned(0);
+                k += 8;
             }
-            *p = kinds.and_then(|k| k.get(i)).copied().unwrap_or_default().to_byte();
         }
         for c in &cols {
             // SAFETY: `row + fixed <= end` (checked above), inside the
@@ -179,20 +186,24 @@ pub(super) fn write_rows(accs: &[Acc<'_>], n: usize, kinds: Option<&[RowKind]>, 
             let p = unsafe { base.add(row) };
             if is_null(c.nulls, i) {
                 // SAFETY: see above.
-                unsafe { *p.add(c.byte) |= c.mask };
+                unsafe {
+                    *p.add(c.byte) |= c.mask;
+                    p.add(c.pos).cast::<u64>().write_unaligned(0);
+                }
                 continue;
             }
             // SAFETY (the four fixed-width arms): `i < n` = the source's
             // length (`plan`); the slot is in the fixed part (see above).
+            // Narrow values are zero-extended: the whole slot is written.
             match c.src {
                 // SAFETY: as above.
                 Src::W8(v) => unsafe { put(p.add(c.pos), *v.get_unchecked(i)) },
                 // SAFETY: as above.
-                Src::W4(v) => unsafe { put(p.add(c.pos), *v.get_unchecked(i)) },
+                Src::W4(v) => unsafe { put(p.add(c.pos), u64::from(*v.get_unchecked(i))) },
                 // SAFETY: as above.
-                Src::W2(v) => unsafe { put(p.add(c.pos), *v.get_unchecked(i)) },
+                Src::W2(v) => unsafe { put(p.add(c.pos), u64::from(*v.get_unchecked(i))) },
                 // SAFETY: as above.
-                Src::W1(v) => unsafe { put(p.add(c.pos), *v.get_unchecked(i)) },
+                Src::W1(v) => unsafe { put(p.add(c.pos), u64::from(*v.get_unchecked(i))) },
                 Src::Bytes { offsets, values } => {
                     // SAFETY: `i + 1 < offsets.len()` (`plan`); offsets are
                     // non-decreasing, >= 0 and end inside `values` (checked above).
