@@ -1,9 +1,12 @@
 //! Entry transpose: Flink `BinaryRowData` rows → Arrow `RecordBatch`.
 //!
-//! One pass over the rows (plus, with [`ValuesSizing::ExactPass`], a first
-//! pass over the string slots that sums lengths). String and binary bytes go
-//! from the row straight into the Arrow values buffer: one copy, no
-//! intermediate `Vec`/`String` per value, no allocation per row.
+//! One pass over the rows in blocks (plus, with [`ValuesSizing::ExactPass`],
+//! a first pass over the string slots that sums lengths): the flat columns
+//! through [`flat`], the rest column by column through
+//! [`Builder::decode_block`]. String and binary bytes go from the row
+//! straight into the Arrow values buffer: one copy, no intermediate
+//! `Vec`/`String` per value, no allocation per row. [`source`] holds the
+//! row sources (one buffer + offsets, or addresses into segments).
 
 use std::sync::Arc;
 
@@ -574,7 +577,7 @@ impl RowConverter {
     /// String bytes are copied once, from the row into the Arrow values
     /// buffer; no allocation per row.
     pub fn rows_to_batch(&self, data: &[u8], offsets: &[i64]) -> Result<(RecordBatch, Vec<RowKind>)> {
-        let src = Contiguous { data, offsets };
+        let src = Contiguous::new(data, offsets, self.fixed_size);
         let mut kinds = vec![RowKind::Insert; src.num_rows()];
         let batch = self.decode(&src, &mut kinds, &mut [])?;
         Ok((batch, kinds))
@@ -587,7 +590,7 @@ impl RowConverter {
     /// As [`RowConverter::rows_to_batch`]; [`Error::InvalidArgument`] when
     /// `kinds` has the wrong length.
     pub fn rows_to_batch_into(&self, data: &[u8], offsets: &[i64], kinds: &mut [RowKind]) -> Result<RecordBatch> {
-        self.decode(&Contiguous { data, offsets }, kinds, &mut [])
+        self.decode(&Contiguous::new(data, offsets, self.fixed_size), kinds, &mut [])
     }
 
     /// Entry transpose of rows that live in separate buffers.

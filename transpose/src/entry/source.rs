@@ -115,19 +115,41 @@ fn prefetch_ptr(p: *const u8) {
 /// not `&&`), so the loop is a few instructions a row.
 #[inline(always)]
 fn offsets_ok(offsets: &[i64], dl: u64, fixed_size: usize) -> bool {
-    let mut ok = true;
-    for w in offsets.windows(2) {
-        let (s, e) = (w[0] as u64, w[1] as u64);
+    let f = fixed_size as u64;
+    let mut bad = 0u8;
+    for (&s, &e) in offsets.iter().zip(offsets.iter().skip(1)) {
+        let (s, e) = (s as u64, e as u64);
         // a negative offset is > dl as u64; when s <= dl < 2^63 the sum
         // does not wrap, and when s > dl its value does not matter
-        ok &= (s <= dl) & (e <= dl) & (e >= s.wrapping_add(fixed_size as u64));
+        bad |= u8::from(s > dl) | u8::from(e > dl) | u8::from(e < s.wrapping_add(f));
     }
-    ok
+    bad == 0
 }
 
+/// Rows back to back in one buffer: row `i` is `data[offsets[i] .. offsets[i + 1]]`.
 pub(crate) struct Contiguous<'a> {
-    pub data: &'a [u8],
-    pub offsets: &'a [i64],
+    data: &'a [u8],
+    offsets: &'a [i64],
+    /// Every row was checked by [`Contiguous::new`] to lie in `data` and
+    /// to hold at least this many bytes (0: not checked).
+    checked_fixed: usize,
+}
+
+impl<'a> Contiguous<'a> {
+    /// The rows of `data` at `offsets`, all checked once here (in bounds,
+    /// at least `fixed_size` bytes each) so that the passes over them need
+    /// not check again; a batch that fails is checked row by row later,
+    /// which names the bad row.
+    pub(crate) fn new(data: &'a [u8], offsets: &'a [i64], fixed_size: usize) -> Self {
+        let ok = fixed_size > 0 && offsets_ok(offsets, data.len() as u64, fixed_size);
+        Contiguous { data, offsets, checked_fixed: if ok { fixed_size } else { 0 } }
+    }
+
+    /// Whether rows `offs` were checked for `fixed_size`, here or by `new`.
+    #[inline(always)]
+    fn rows_ok(&self, offs: &[i64], fixed_size: usize) -> bool {
+        (fixed_size > 0 && fixed_size <= self.checked_fixed) || offsets_ok(offs, self.data.len() as u64, fixed_size)
+    }
 }
 
 impl RowSource for Contiguous<'_> {
@@ -159,8 +181,7 @@ impl RowSource for Contiguous<'_> {
     #[inline]
     fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
         let data = self.data;
-        let dl = data.len() as u64;
-        if !offsets_ok(self.offsets, dl, fixed_size) {
+        if !self.rows_ok(self.offsets, fixed_size) {
             return for_each_row_checked(self, fixed_size, f);
         }
         for w in self.offsets.windows(2) {
@@ -185,11 +206,10 @@ impl RowSource for Contiguous<'_> {
         out: &mut Vec<&'s [u8]>,
     ) -> Result<()> {
         let data = self.data;
-        let dl = data.len() as u64;
         let (Some(offs), true) = (self.offsets.get(first..=end), kinds.len() == end - first) else {
             return fill_block_checked(self, first, end, fixed_size, kinds, out);
         };
-        if !offsets_ok(offs, dl, fixed_size) || fixed_size == 0 {
+        if fixed_size == 0 || !self.rows_ok(offs, fixed_size) {
             return fill_block_checked(self, first, end, fixed_size, kinds, out);
         }
         let n = end - first;
