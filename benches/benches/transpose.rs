@@ -8,7 +8,8 @@
 //! (`SLUICE_BENCH_ROWS=200000` for a quicker run). For ratios to memcpy
 //! measured round by round (the machine is shared and noisy):
 //! `SLUICE_BENCH_INTERLEAVED=9 cargo bench -p sluice-benches --bench transpose`
-//! (`SLUICE_BENCH_SCHEMA=varchar16` runs only the schemas whose label contains it).
+//! (`SLUICE_BENCH_SCHEMA=varchar16` runs only the schemas whose label contains it;
+//! `SLUICE_BENCH_BATCH=32768` changes the rows per call, default 8,192).
 
 use sluice_benches::data::Rng;
 use std::hint::black_box;
@@ -18,8 +19,11 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sluice_transpose::{FlinkType, NullLayout, RowConverter, Rows, ValuesSizing};
 
-/// Rows per call in the batched variants.
-const BATCH: usize = 32 * 1024;
+/// Rows per call in the batched variants: `SLUICE_BENCH_BATCH`, default
+/// 8,192 (the demo's batch, a typical Flink network-buffer batch).
+fn batch_rows() -> usize {
+    std::env::var("SLUICE_BENCH_BATCH").ok().and_then(|s| s.parse().ok()).filter(|&b| b > 0).unwrap_or(8192)
+}
 
 fn rows() -> usize {
     std::env::var("SLUICE_BENCH_ROWS").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000)
@@ -61,6 +65,7 @@ fn dataset(n: usize, strings: usize, max: usize) -> (RowConverter, RecordBatch) 
 /// by criterion are not comparable. `SLUICE_BENCH_INTERLEAVED=<rounds>`.
 fn interleaved(n: usize, rounds: usize) {
     use std::time::Instant;
+    let batch_size = batch_rows();
     let only = std::env::var("SLUICE_BENCH_SCHEMA").ok();
     for (label, strings, max) in SCHEMAS {
         if only.as_deref().is_some_and(|o| !label.contains(o)) {
@@ -73,30 +78,38 @@ fn interleaved(n: usize, rounds: usize) {
         let exact = conv.clone().with_values_sizing(ValuesSizing::ExactPass);
         let geometric = conv.clone().with_values_sizing(ValuesSizing::Geometric);
         let mut out = Rows::default();
-        let names = ["memcpy", "entry_exact_pass (default)", "entry_geometric", "exit"];
+        // "general": the flat fast paths off (the code before them), for
+        // before/after in the same run.
+        let general = conv.clone().with_flat_paths(false);
+        let names =
+            ["memcpy", "entry_exact_pass (default)", "entry_geometric", "entry_general", "exit", "exit_general"];
         let mut secs: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+        let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
         for _ in 0..rounds {
-            for (k, s) in secs.iter_mut().enumerate() {
+            for (k, (s, c)) in secs.iter_mut().zip(cpu.iter_mut()).enumerate() {
                 let t = Instant::now();
+                let c0 = thread_cpu_secs();
                 match k {
                     0 => dst.copy_from_slice(black_box(&rows.data)),
-                    1 | 2 => {
-                        let c = if k == 1 { &exact } else { &geometric };
-                        for start in (0..n).step_by(BATCH) {
-                            let end = (start + BATCH).min(n);
+                    1..=3 => {
+                        let c = [&exact, &geometric, &general][k - 1];
+                        for start in (0..n).step_by(batch_size) {
+                            let end = (start + batch_size).min(n);
                             black_box(c.rows_to_batch(&rows.data, &rows.offsets[start..=end]).unwrap());
                         }
                     }
                     _ => {
-                        for start in (0..n).step_by(BATCH) {
-                            let len = BATCH.min(n - start);
-                            conv.batch_to_rows_into(&batch.slice(start, len), None, NullLayout::Serializer, &mut out)
+                        let c = if k == 4 { &conv } else { &general };
+                        for start in (0..n).step_by(batch_size) {
+                            let len = batch_size.min(n - start);
+                            c.batch_to_rows_into(&batch.slice(start, len), None, NullLayout::Serializer, &mut out)
                                 .unwrap();
                             black_box(&out);
                         }
                     }
                 }
                 s.push(t.elapsed().as_secs_f64());
+                c.push(thread_cpu_secs().map_or(f64::NAN, |c1| c1 - c0.unwrap_or(c1)));
             }
         }
         let median = |mut v: Vec<f64>| {
@@ -105,14 +118,25 @@ fn interleaved(n: usize, rounds: usize) {
         };
         for k in 0..names.len() {
             let ratios: Vec<f64> = (0..rounds).map(|r| secs[0][r] / secs[k][r]).collect();
+            let cpu_ratios: Vec<f64> = (0..rounds).map(|r| cpu[0][r] / cpu[k][r]).collect();
             eprintln!(
-                "interleaved {label:22} {:26} {:6.2} GB/s  {:5.2}x memcpy (median of {rounds} rounds)",
+                "interleaved {label:22} {:26} {:6.2} GB/s  {:5.2}x memcpy wall, {:5.2}x on-CPU (median of {rounds} rounds)",
                 names[k],
                 bytes / median(secs[k].clone()) / 1e9,
-                median(ratios)
+                median(ratios),
+                median(cpu_ratios)
             );
         }
     }
+}
+
+/// This thread's time on a CPU in seconds (Linux `schedstat`), so that
+/// time the scheduler gave to other jobs on a shared machine is not
+/// counted; `None` elsewhere.
+fn thread_cpu_secs() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
 }
 
 const SCHEMAS: [(&str, usize, usize); 3] =
@@ -120,6 +144,7 @@ const SCHEMAS: [(&str, usize, usize); 3] =
 
 fn bench(c: &mut Criterion) {
     let n = rows();
+    let batch_size = batch_rows();
     if let Some(r) = std::env::var("SLUICE_BENCH_INTERLEAVED").ok().and_then(|s| s.parse().ok()) {
         interleaved(n, r);
         return;
@@ -145,8 +170,8 @@ fn bench(c: &mut Criterion) {
             let tag = if sizing == ValuesSizing::ExactPass { "exact_pass" } else { "geometric" };
             group.bench_function(format!("entry_batched_{tag}"), |b| {
                 b.iter(|| {
-                    for start in (0..n).step_by(BATCH) {
-                        let end = (start + BATCH).min(n);
+                    for start in (0..n).step_by(batch_size) {
+                        let end = (start + batch_size).min(n);
                         black_box(conv.rows_to_batch(black_box(&rows.data), &rows.offsets[start..=end]).unwrap());
                     }
                 })
@@ -158,8 +183,8 @@ fn bench(c: &mut Criterion) {
         let mut out = Rows::default();
         group.bench_function("exit_batched", |b| {
             b.iter(|| {
-                for start in (0..n).step_by(BATCH) {
-                    let len = BATCH.min(n - start);
+                for start in (0..n).step_by(batch_size) {
+                    let len = batch_size.min(n - start);
                     conv.batch_to_rows_into(&batch.slice(start, len), None, NullLayout::Serializer, &mut out).unwrap();
                     black_box(&out);
                 }

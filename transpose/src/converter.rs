@@ -75,6 +75,9 @@ pub struct RowConverter {
     pub(crate) schema: SchemaRef,
     pub(crate) fixed_size: usize,
     pub(crate) sizing: ValuesSizing,
+    /// Whether the flat fast paths run (entry: `entry::flat`, exit:
+    /// `exit::flat`); off only to compare them with the general paths.
+    pub(crate) flat: bool,
 }
 
 /// How the entry transpose sizes string / binary value buffers.
@@ -136,6 +139,7 @@ impl RowConverter {
             fields,
             schema,
             sizing: ValuesSizing::ExactPass,
+            flat: true,
         })
     }
 
@@ -167,6 +171,15 @@ impl RowConverter {
             std::mem::size_of::<Node>() + n.path.len() + n.children.iter().map(node).sum::<usize>()
         }
         std::mem::size_of::<Self>() + self.fields.iter().map(node).sum::<usize>()
+    }
+
+    /// Turns the flat fast paths off (`false`) or on (the default), for
+    /// benchmarks and differential tests: the general paths must give the
+    /// same batches and bytes.
+    #[doc(hidden)]
+    pub fn with_flat_paths(mut self, on: bool) -> Self {
+        self.flat = on;
+        self
     }
 
     /// Chooses the value-buffer sizing strategy (for benchmarks).

@@ -112,7 +112,7 @@ impl RowConverter {
             debug_assert_eq!(replace[col.field].as_ref().map(|a| a.len()), Some(n));
         }
         let mut kinds = vec![RowKind::Insert; n];
-        let batch = self.decode(&Contiguous { data, offsets }, &mut kinds, &mut replace)?;
+        let batch = self.decode(&Contiguous::new(data, offsets, self.fixed_size), &mut kinds, &mut replace)?;
         Ok((batch, kinds))
     }
 }

@@ -17,6 +17,8 @@ use crate::layout::{
 use crate::row_kind::RowKind;
 use crate::types::TypeKind;
 
+mod flat;
+
 /// How a NULL non-compact DECIMAL (p > 18) or TIMESTAMP / TIMESTAMP_LTZ
 /// (p > 3) is laid out in a row's fixed part. Flink has two writers that
 /// disagree (flink-formats.md §2.4, §11).
@@ -647,6 +649,9 @@ impl RowConverter {
         }
         let accs = self.bind(batch)?;
         out.clear();
+        if self.flat && flat::write_rows(&accs, n, row_kinds, out)? {
+            return Ok(());
+        }
         out.offsets.reserve(n + 1);
         out.data.reserve(self.estimate(batch));
         out.offsets.push(0);

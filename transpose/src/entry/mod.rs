@@ -1,9 +1,12 @@
 //! Entry transpose: Flink `BinaryRowData` rows → Arrow `RecordBatch`.
 //!
-//! One pass over the rows (plus, with [`ValuesSizing::ExactPass`], a first
-//! pass over the string slots that sums lengths). String and binary bytes go
-//! from the row straight into the Arrow values buffer: one copy, no
-//! intermediate `Vec`/`String` per value, no allocation per row.
+//! One pass over the rows in blocks (plus, with [`ValuesSizing::ExactPass`],
+//! a first pass over the string slots that sums lengths): the flat columns
+//! through [`flat`], the rest column by column through
+//! [`Builder::decode_block`]. String and binary bytes go from the row
+//! straight into the Arrow values buffer: one copy, no intermediate
+//! `Vec`/`String` per value, no allocation per row. [`source`] holds the
+//! row sources (one buffer + offsets, or addresses into segments).
 
 use std::sync::Arc;
 
@@ -25,260 +28,11 @@ use crate::reader::{
 use crate::row_kind::RowKind;
 use crate::types::TypeKind;
 
-/// Where one row of a batch lives when rows are not in one buffer: row
-/// bytes are `segments[segment][offset .. offset + len]`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowAddress {
-    /// Index into the segment list.
-    pub segment: usize,
-    /// Byte offset of the row in its segment.
-    pub offset: usize,
-    /// Row size in bytes.
-    pub len: usize,
-}
+mod flat;
+mod source;
 
-/// A batch of rows, however they are laid out.
-pub(crate) trait RowSource {
-    fn num_rows(&self) -> usize;
-    fn row(&self, i: usize) -> Result<&[u8]>;
-    /// Asks the CPU to start loading the first `bytes` of row `i` (no-op
-    /// when out of range).
-    #[inline(always)]
-    fn prefetch(&self, _i: usize, _bytes: usize) {}
-
-    /// Bytes of all rows together (a hint for the block size: never more
-    /// than the buffers hold, whatever the offsets say).
-    fn total_bytes(&self) -> usize;
-
-    /// Calls `f` on every row in order, each checked for bounds and a
-    /// fixed part of `fixed_size` bytes (the first bad row is the error).
-    #[inline]
-    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, f: F) -> Result<()> {
-        for_each_row_checked(self, fixed_size, f)
-    }
-
-    /// Checks rows `first..end` (bounds, fixed part present, RowKind byte),
-    /// writes their kinds into `kinds` (one per row) and their bytes into
-    /// `out`. The error is the first bad row's, in row order.
-    #[inline]
-    fn fill_block<'s>(
-        &'s self,
-        first: usize,
-        end: usize,
-        fixed_size: usize,
-        kinds: &mut [RowKind],
-        out: &mut Vec<&'s [u8]>,
-    ) -> Result<()> {
-        fill_block_checked(self, first, end, fixed_size, kinds, out)
-    }
-}
-
-/// [`RowSource::for_each_row`] with every row checked as it comes.
-fn for_each_row_checked<S: RowSource + ?Sized, F: FnMut(&[u8])>(src: &S, fixed_size: usize, mut f: F) -> Result<()> {
-    for i in 0..src.num_rows() {
-        // only the fixed part: the slots are all this pass reads
-        src.prefetch(i + PREFETCH_AHEAD, fixed_size);
-        let row = src.row(i)?;
-        if row.len() < fixed_size {
-            return Err(Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size });
-        }
-        f(row);
-    }
-    Ok(())
-}
-
-/// [`RowSource::fill_block`] row by row, each check reported as it fails.
-fn fill_block_checked<'s, S: RowSource + ?Sized>(
-    src: &'s S,
-    first: usize,
-    end: usize,
-    fixed_size: usize,
-    kinds: &mut [RowKind],
-    out: &mut Vec<&'s [u8]>,
-) -> Result<()> {
-    for (i, kind) in (first..end).zip(kinds.iter_mut()) {
-        // every line of the row (its strings are copied next), up to 512 bytes
-        src.prefetch(i + PREFETCH_AHEAD, 512);
-        let row = src.row(i)?;
-        if row.len() < fixed_size {
-            return Err(Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size });
-        }
-        *kind = match RowKind::from_byte(row[0]) {
-            Some(k) => k,
-            None => return Err(Error::BadRowKind { row: i, field: None, byte: row[0] }),
-        };
-        out.push(row);
-    }
-    Ok(())
-}
-
-/// Starts loading the cache line at `p` into L1. Never faults, whatever `p`.
-#[inline(always)]
-fn prefetch_ptr(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` is a hint: it does not fault on any address and
-    // SSE (which provides it) is part of the x86_64 baseline.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-pub(crate) struct Contiguous<'a> {
-    pub data: &'a [u8],
-    pub offsets: &'a [i64],
-}
-
-impl RowSource for Contiguous<'_> {
-    #[inline(always)]
-    fn num_rows(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
-    #[inline(always)]
-    fn row(&self, i: usize) -> Result<&[u8]> {
-        let (s, e) = match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&s), Some(&e)) => (s, e),
-            _ => return Err(Error::InvalidArgument(format!("row {i} out of range"))),
-        };
-        if s < 0 || e < s || e as u64 > self.data.len() as u64 {
-            return Err(Error::BadRowBounds { row: i, start: s, end: e, buffer_len: self.data.len() });
-        }
-        Ok(&self.data[s as usize..e as usize])
-    }
-    #[inline]
-    fn total_bytes(&self) -> usize {
-        match (self.offsets.first(), self.offsets.last()) {
-            (Some(&f), Some(&l)) if f >= 0 && l >= f => ((l - f) as u64).min(self.data.len() as u64) as usize,
-            _ => 0,
-        }
-    }
-
-    /// All offsets are checked in one branch-free pass first; only a batch
-    /// with a bad row goes through the row-by-row checks.
-    #[inline]
-    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
-        let data = self.data;
-        let dl = data.len() as u64;
-        let mut ok = true;
-        for w in self.offsets.windows(2) {
-            let (s, e) = (w[0] as u64, w[1] as u64);
-            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
-            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
-        }
-        if !ok {
-            return for_each_row_checked(self, fixed_size, f);
-        }
-        for w in self.offsets.windows(2) {
-            let (s, e) = (w[0] as usize, w[1] as usize);
-            prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
-            // SAFETY: s <= e <= data.len() was checked for every row just above.
-            f(unsafe { data.get_unchecked(s..e) });
-        }
-        Ok(())
-    }
-
-    /// Checks the whole block branch-free first (offsets in bounds and
-    /// ordered, fixed part present, RowKind byte <= 3); only a block with a
-    /// bad row goes through the row-by-row checks that name the error.
-    #[inline]
-    fn fill_block<'s>(
-        &'s self,
-        first: usize,
-        end: usize,
-        fixed_size: usize,
-        kinds: &mut [RowKind],
-        out: &mut Vec<&'s [u8]>,
-    ) -> Result<()> {
-        let data = self.data;
-        let dl = data.len() as u64;
-        let (Some(offs), true) = (self.offsets.get(first..=end), kinds.len() == end - first) else {
-            return fill_block_checked(self, first, end, fixed_size, kinds, out);
-        };
-        let mut ok = true;
-        for w in offs.windows(2) {
-            let (s, e) = (w[0] as u64, w[1] as u64);
-            // a negative offset is > dl as u64; s <= dl < 2^63 so s + fixed does not wrap
-            ok &= s <= dl && e <= dl && e >= s + fixed_size as u64;
-        }
-        if !ok || fixed_size == 0 {
-            return fill_block_checked(self, first, end, fixed_size, kinds, out);
-        }
-        let mut kinds_ok = true;
-        for (w, kind) in offs.windows(2).zip(kinds.iter_mut()) {
-            let (s, e) = (w[0] as usize, w[1] as usize);
-            prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
-            // SAFETY: s <= e <= data.len() was checked for every row of the
-            // block just above (and s + fixed_size <= e with fixed_size > 0,
-            // so s < e and data[s] exists).
-            let row = unsafe { data.get_unchecked(s..e) };
-            // SAFETY: as above, s < e <= data.len().
-            let b = unsafe { *data.get_unchecked(s) };
-            kinds_ok &= b <= 3;
-            // SAFETY: RowKind is repr(u8) with the values 0..=3; a byte > 3
-            // stored here is never read: the block is redone checked below.
-            *kind = unsafe { std::mem::transmute::<u8, RowKind>(b & 3) };
-            out.push(row);
-        }
-        if !kinds_ok {
-            out.clear();
-            return fill_block_checked(self, first, end, fixed_size, kinds, out);
-        }
-        Ok(())
-    }
-    #[inline(always)]
-    fn prefetch(&self, i: usize, bytes: usize) {
-        if let (Some(&s), Some(&e)) = (self.offsets.get(i), self.offsets.get(i + 1)) {
-            if s >= 0 && s <= e && (e as u64) <= self.data.len() as u64 {
-                let end = (e as usize).min(s as usize + bytes);
-                let mut p = s as usize;
-                while p < end {
-                    prefetch_ptr(self.data.as_ptr().wrapping_add(p));
-                    p += 64;
-                }
-            }
-        }
-    }
-}
-
-pub(crate) struct Segmented<'a> {
-    pub segments: &'a [&'a [u8]],
-    pub rows: &'a [RowAddress],
-}
-
-impl RowSource for Segmented<'_> {
-    #[inline(always)]
-    fn num_rows(&self) -> usize {
-        self.rows.len()
-    }
-    fn total_bytes(&self) -> usize {
-        self.rows.iter().fold(0usize, |acc, a| {
-            let seg = self.segments.get(a.segment).map_or(0, |s| s.len());
-            acc.saturating_add(a.len.min(seg))
-        })
-    }
-    #[inline(always)]
-    fn row(&self, i: usize) -> Result<&[u8]> {
-        let a = self
-            .rows
-            .get(i)
-            .ok_or_else(|| Error::InvalidArgument(format!("row {i} out of range")))?;
-        let seg = self.segments.get(a.segment).ok_or_else(|| {
-            Error::InvalidArgument(format!("row {i}: segment {} of {}", a.segment, self.segments.len()))
-        })?;
-        let end = a.offset.checked_add(a.len);
-        match end.and_then(|e| seg.get(a.offset..e)) {
-            Some(b) => Ok(b),
-            None => Err(Error::BadRowBounds {
-                row: i,
-                start: a.offset as i64,
-                end: a.offset as i64 + a.len as i64,
-                buffer_len: seg.len(),
-            }),
-        }
-    }
-}
+pub use source::RowAddress;
+pub(crate) use source::{Contiguous, RowSource, Segmented};
 
 /// Storage of one column (or nested child) under construction.
 enum Col {
@@ -353,11 +107,7 @@ pub(crate) struct Builder {
 }
 
 /// How many rows ahead the row loops prefetch.
-const PREFETCH_AHEAD: usize = 16;
-
-/// How far ahead (in bytes of row data) the block check prefetches: far
-/// enough to cover the memory latency at the rate rows are decoded.
-const PREFETCH_BYTES: usize = 2048;
+pub(super) const PREFETCH_AHEAD: usize = 16;
 
 /// Row bytes per decoding block (well inside L1d).
 const BLOCK_BYTES: usize = 16 * 1024;
@@ -827,7 +577,7 @@ impl RowConverter {
     /// String bytes are copied once, from the row into the Arrow values
     /// buffer; no allocation per row.
     pub fn rows_to_batch(&self, data: &[u8], offsets: &[i64]) -> Result<(RecordBatch, Vec<RowKind>)> {
-        let src = Contiguous { data, offsets };
+        let src = Contiguous::new(data, offsets, self.fixed_size);
         let mut kinds = vec![RowKind::Insert; src.num_rows()];
         let batch = self.decode(&src, &mut kinds, &mut [])?;
         Ok((batch, kinds))
@@ -840,7 +590,7 @@ impl RowConverter {
     /// As [`RowConverter::rows_to_batch`]; [`Error::InvalidArgument`] when
     /// `kinds` has the wrong length.
     pub fn rows_to_batch_into(&self, data: &[u8], offsets: &[i64], kinds: &mut [RowKind]) -> Result<RecordBatch> {
-        self.decode(&Contiguous { data, offsets }, kinds, &mut [])
+        self.decode(&Contiguous::new(data, offsets, self.fixed_size), kinds, &mut [])
     }
 
     /// Entry transpose of rows that live in separate buffers.
@@ -899,12 +649,23 @@ impl RowConverter {
         let avg = total / n.max(1);
         let rows_per_block = (BLOCK_BYTES / avg.max(1)).clamp(16, BLOCK);
         let mut block: Vec<&[u8]> = Vec::with_capacity(rows_per_block.min(n));
+        // The flat columns go through one loop each per block that checks
+        // and writes at once; the rest (and a block that fails those
+        // checks) column by column through the checked `decode_block`.
+        let flat_cols = if self.flat { flat::plan(&self.fields, nb, self.fixed_size, &skip) } else { Vec::new() };
+        let mut is_flat = vec![false; self.fields.len()];
+        for c in &flat_cols {
+            is_flat[c.j] = true;
+        }
+        let mut pending = Vec::with_capacity(flat_cols.len());
         for first in (0..n).step_by(rows_per_block) {
             let end = (first + rows_per_block).min(n);
             block.clear();
             src.fill_block(first, end, self.fixed_size, &mut kinds[first..end], &mut block)?;
+            let flat_done = !flat_cols.is_empty()
+                && flat::decode_block(&flat_cols, &block, self.fixed_size, &mut builders, &self.fields, &mut pending)?;
             for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
-                if !skip(j) {
+                if !(skip(j) || flat_done && is_flat[j]) {
                     b.decode_block(node, &block, first, j, nb + 8 * j)?;
                 }
             }
@@ -951,17 +712,22 @@ impl RowConverter {
                 (byte, mask, nb + 8 * j)
             })
             .collect();
+        // One pass per column: the sum stays in a register (summing all
+        // columns per row kept them in memory, a store-to-load chain per
+        // row); after the first pass the rows are in cache.
         let mut col_sums = vec![0usize; cols.len()];
-        src.for_each_row(self.fixed_size, |row| {
-            for (&(byte, mask, pos), sum) in slots.iter().zip(col_sums.iter_mut()) {
+        for (&(byte, mask, pos), col_sum) in slots.iter().zip(col_sums.iter_mut()) {
+            let mut sum = 0usize;
+            src.for_each_row(self.fixed_size, |row| {
                 let null = row.get(byte).is_none_or(|b| b & mask != 0);
                 let w = u64_at(row, pos).unwrap_or(0);
                 let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
                 // Never reserve more than the row can hold (a malformed length
                 // is reported by the main pass); NULL slots add nothing.
-                *sum += if null { 0 } else { len.min(row.len()) };
-            }
-        })?;
+                sum += if null { 0 } else { len.min(row.len()) };
+            })?;
+            *col_sum = sum;
+        }
         let mut sums = vec![0usize; self.fields.len()];
         for (&j, &sum) in cols.iter().zip(&col_sums) {
             sums[j] = sum;
