@@ -5,6 +5,7 @@
 #
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
 #   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
+#   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -18,5 +19,7 @@ mvn -B -ntp -q -f java/pom.xml -P"$line" test-compile dependency:build-classpath
     -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
 cp="java/target/classes:java/target/test-classes:$(cat java/target/bench.classpath)"
 opens=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.xml)
+main=io.sluice.flink.bench.CalcBenchmark
+if [ "${1:-}" = micro ]; then main=io.sluice.flink.bench.CalcNativeMicro; shift; fi
 # shellcheck disable=SC2086
-exec java -Xmx3g -Xms3g $opens -Dlog4j2.level=warn -cp "$cp" io.sluice.flink.bench.CalcBenchmark "$@"
+exec java -Xmx3g -Xms3g $opens -cp "$cp" "$main" "$@"

@@ -52,7 +52,7 @@ import io.sluice.flink.table.SluiceCalc;
  * Calc's own time. Jobs alternate stock / sluice after warm-up; each figure
  * is the median of the measured pairs.
  *
- * <p>Args: {@code [rows] [pairs] [warmup pairs]} (default 2,000,000 5 2).
+ * <p>Args: {@code [rows] [pairs] [warmup pairs] [nocurve]} (default 2,000,000 5 2).
  */
 public final class CalcBenchmark {
     /** The pre-materialised rows (read by the source in this JVM). */
@@ -70,6 +70,7 @@ public final class CalcBenchmark {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int warm = args.length > 2 ? Integer.parseInt(args[2]) : 2;
+        nocurve = args.length > 3 && args[3].equals("nocurve");
         rows = materialise(n);
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setNumTaskManagers(1).setNumSlotsPerTaskManager(1).build());
@@ -83,11 +84,14 @@ public final class CalcBenchmark {
         }
     }
 
+    private static boolean nocurve;
+
     private static void measure(int n, int pairs, int warm) throws Exception {
         System.out.printf(Locale.ROOT, "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1%n",
                 n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm);
 
         String[][] cases = {
+            {"id"}, // no string work: the sluice path's fixed cost (Table round trip, JNI, both transposes)
             {"MD5(a)"},
             {"SHA2(a, w)"},
             {"CONCAT(a, b, c)"},
@@ -100,6 +104,9 @@ public final class CalcBenchmark {
             report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
         }
         System.out.println();
+        if (nocurve) {
+            return;
+        }
         System.out.println("batch-size curve (rows per native call):");
         System.out.println(header);
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");

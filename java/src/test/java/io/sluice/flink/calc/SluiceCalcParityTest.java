@@ -28,7 +28,7 @@ import org.apache.flink.util.SerializedThrowable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.table.SluiceCalc;
@@ -66,11 +66,15 @@ class SluiceCalcParityTest {
         return tEnv;
     }
 
-    @ParameterizedTest(name = "parallelism {0}")
-    @ValueSource(ints = {1, 4})
-    void everyFunctionMatchesStockFlink(int parallelism) throws Exception {
+    @ParameterizedTest(name = "parallelism {0}, object reuse {1}")
+    @CsvSource({"1, false", "4, false", "4, true"})
+    void everyFunctionMatchesStockFlink(int parallelism, boolean objectReuse) throws Exception {
         // An odd batch size: full batches and a partial last one per subtask.
         StreamTableEnvironment tEnv = tableEnv(parallelism, 1000 + 7 * parallelism);
+        if (objectReuse) {
+            // the operator must copy rows it buffers (upstream may reuse them)
+            env.getConfig().enableObjectReuse();
+        }
         Table input = tEnv.fromDataStream(CalcData.source(env, ROWS));
         tEnv.createTemporaryView("t", input);
         Table stock = tEnv.sqlQuery("SELECT " + String.join(", ", EXPRESSIONS) + " FROM t");
