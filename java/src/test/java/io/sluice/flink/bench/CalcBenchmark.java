@@ -7,6 +7,8 @@ import java.util.SplittableRandom;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -72,7 +74,9 @@ public final class CalcBenchmark {
         int warm = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         nocurve = args.length > 3 && args[3].equals("nocurve");
         rows = materialise(n);
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+        Configuration conf = new Configuration();
+        conf.set(RestOptions.BIND_PORT, "0"); // any free port: other jobs on the machine hold 8081
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
                 .setNumTaskManagers(1).setNumSlotsPerTaskManager(1).build());
         cluster.start();
         TestStreamEnvironment.setAsContext(cluster, 1);
