@@ -45,6 +45,7 @@ mod panic;
 pub mod args;
 pub mod arrow_c;
 pub mod buffer;
+pub mod calc;
 pub mod concat;
 pub mod digest;
 pub mod encode;

@@ -1,3 +1,158 @@
 //! `io.sluice.jni.CalcNative`: the Calc operator's projection list
 //! (MD5, SHA1, SHA2, CONCAT, CONCAT_WS, search functions) over a batch of
-//! rows.
+//! rows, through [`crate::calc::CalcProgram`].
+//!
+//! One handle per operator instance holds the program (both row converters)
+//! and its scratch, so a warm batch allocates only its Arrow columns and the
+//! returned `RowBlock`.
+
+use jni::objects::{JClass, JIntArray, JObject, JObjectArray, JString};
+use jni::sys::{jint, jlong, jobject, jobjectArray};
+use jni::JNIEnv;
+use sluice_transpose::{FlinkType, Rows};
+
+use super::handle::{free_handle, handle_mut, into_handle};
+use super::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::calc::CalcProgram;
+use crate::error::{FfiError, FfiResult};
+
+/// The native state behind a `CalcNative` handle.
+#[derive(Debug)]
+pub struct CalcHandle {
+    program: CalcProgram,
+    scratch: RowBatchScratch,
+    rows: Rows,
+}
+
+/// Reads a `String[]` (null → `None`).
+fn strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &str) -> FfiResult<Option<Vec<String>>> {
+    if arr.is_null() {
+        return Ok(None);
+    }
+    let n = env.get_array_length(arr)?;
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let o = env.get_object_array_element(arr, i)?;
+        if o.is_null() {
+            return Err(FfiError::null(&format!("{what}[{i}]")));
+        }
+        let s: String = env.get_string(&JString::from(o))?.into();
+        out.push(s);
+    }
+    Ok(Some(out))
+}
+
+fn parse_types(types: &[String], what: &str) -> FfiResult<Vec<FlinkType>> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| FlinkType::parse(t).map_err(|e| FfiError::invalid(format!("{what}[{i}] = {t}: {e}"))))
+        .collect()
+}
+
+/// `static native long create(String[] inputNames, String[] inputTypes,
+/// String[] expressions, String[] outputTypes)`: types as
+/// `LogicalType#asSerializableString()`; `outputTypes` may be null (inferred).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    input_names: JObjectArray<'l>,
+    input_types: JObjectArray<'l>,
+    expressions: JObjectArray<'l>,
+    output_types: JObjectArray<'l>,
+) -> jlong {
+    jni_boundary!(env, "CalcNative.create", 0, {
+        let names = strings(&mut env, &input_names, "inputNames")?.ok_or_else(|| FfiError::null("inputNames"))?;
+        let types = strings(&mut env, &input_types, "inputTypes")?.ok_or_else(|| FfiError::null("inputTypes"))?;
+        let exprs = strings(&mut env, &expressions, "expressions")?.ok_or_else(|| FfiError::null("expressions"))?;
+        let out = strings(&mut env, &output_types, "outputTypes")?;
+        let types = parse_types(&types, "inputTypes")?;
+        let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
+        let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
+        let program = CalcProgram::new(&names, &types, &refs, out.as_deref())?;
+        Ok(into_handle(CalcHandle { program, scratch: RowBatchScratch::default(), rows: Rows::default() }))
+    })
+}
+
+/// Builds a `String[]` from `items`.
+fn string_array(env: &mut JNIEnv<'_>, items: impl ExactSizeIterator<Item = String>) -> FfiResult<jobjectArray> {
+    let arr = env.new_object_array(items.len() as i32, "java/lang/String", JObject::null())?;
+    for (i, s) in items.enumerate() {
+        let js = env.new_string(s)?;
+        env.set_object_array_element(&arr, i as i32, js)?;
+    }
+    Ok(arr.into_raw())
+}
+
+/// `static native String[] outputTypes(long handle)`: the output columns'
+/// types as serializable strings.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_outputTypes<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jobjectArray {
+    jni_boundary!(env, "CalcNative.outputTypes", std::ptr::null_mut(), {
+        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
+        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+        string_array(&mut env, h.program.output_types().iter().map(ToString::to_string))
+    })
+}
+
+/// `static native String[] outputNames(long handle)`.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_outputNames<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jobjectArray {
+    jni_boundary!(env, "CalcNative.outputNames", std::ptr::null_mut(), {
+        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
+        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+        string_array(&mut env, h.program.output_names().iter().cloned())
+    })
+}
+
+/// `static native RowBlock process(long handle, Object[] segments, int
+/// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
+/// numRows)`: entry transpose, projection, exit transpose.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_process<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    segments: JObjectArray<'l>,
+    num_segments: jint,
+    row_segment: JIntArray<'l>,
+    row_offset: JIntArray<'l>,
+    row_size: JIntArray<'l>,
+    num_rows: jint,
+) -> jobject {
+    jni_boundary!(env, "CalcNative.process", std::ptr::null_mut(), {
+        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
+        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+        let batch = JavaRowBatch {
+            segments: &segments,
+            num_segments,
+            row_segment: &row_segment,
+            row_offset: &row_offset,
+            row_size: &row_size,
+            num_rows,
+        };
+        let CalcHandle { program, scratch, rows } = h;
+        with_row_batch(&mut env, &batch, scratch, |segs, addrs| program.process_segments(segs, addrs, rows))?;
+        row_block(&mut env, rows)
+    })
+}
+
+/// `static native void free(long handle)`.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_free<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
+    jni_boundary!(env, "CalcNative.free", (), {
+        // SAFETY: Java frees each handle exactly once (NativeHandle's State).
+        unsafe { free_handle::<CalcHandle>(handle) };
+        Ok(())
+    })
+}

@@ -1,0 +1,205 @@
+//! Binding parsed expressions to an input schema (name resolution, argument
+//! kinds, Flink output types) and evaluating them over a `RecordBatch` with
+//! the `sluice-kernels` kernels.
+//!
+//! Output types follow Flink's planner (see [`crate::flink_type`]): MD5
+//! `CHAR(32)`, SHA1 `CHAR(40)`, SHA2 `VARCHAR(128)`, CONCAT / CONCAT_WS /
+//! REPLACE / SPLIT_INDEX `STRING`, POSITION / LOCATE `INT`, LIKE `BOOLEAN`;
+//! nullable iff an operand is (SPLIT_INDEX always). A string literal is
+//! `CHAR(n) NOT NULL`, an integer literal `INT NOT NULL`.
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
+use arrow_schema::Field;
+use sluice_transpose::{FlinkType, TypeKind, MAX_LENGTH};
+
+use super::spec::{ColumnRef, Expr, Func};
+use crate::args::Arg;
+use crate::error::{FfiError, FfiResult};
+use crate::kernels;
+
+/// What an expression yields, as far as argument checking cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    String,
+    Int,
+    Other,
+}
+
+fn kind_of(t: &FlinkType) -> Kind {
+    match t.kind {
+        TypeKind::Char(_) | TypeKind::VarChar(_) => Kind::String,
+        TypeKind::Int => Kind::Int,
+        _ => Kind::Other,
+    }
+}
+
+/// An expression bound to an input schema.
+#[derive(Clone, Debug)]
+pub enum Bound {
+    /// Input column `index`.
+    Column(usize),
+    /// A literal: its one-row array (a scalar for the kernels).
+    Literal(ArrayRef),
+    /// A call; `escape` is LIKE's escape character.
+    Call {
+        /// The function.
+        func: Func,
+        /// Bound arguments (LIKE's escape excluded).
+        args: Vec<Bound>,
+        /// LIKE's escape character.
+        escape: Option<char>,
+    },
+}
+
+/// Input columns as the binder sees them.
+pub struct Inputs<'a> {
+    /// Column names.
+    pub names: &'a [String],
+    /// Column types.
+    pub types: &'a [FlinkType],
+}
+
+/// Binds `expr`: resolves columns, checks argument kinds, and returns the
+/// bound expression with its Flink output type and whether it reads any
+/// column.
+///
+/// # Errors
+/// `SLUICE_ERR_INVALID_ARGUMENT` naming the function and argument.
+pub fn bind(expr: &Expr, inputs: &Inputs<'_>) -> FfiResult<(Bound, FlinkType, bool)> {
+    match expr {
+        Expr::Column(c) => {
+            let i = match c {
+                ColumnRef::Index(i) => *i,
+                ColumnRef::Name(n) => inputs.names.iter().position(|x| x == n).ok_or_else(|| {
+                    FfiError::invalid(format!("unknown column {n}; the input has {}", inputs.names.join(", ")))
+                })?,
+            };
+            let t = inputs.types.get(i).ok_or_else(|| {
+                FfiError::invalid(format!("column ${i} does not exist; the input has {} columns", inputs.types.len()))
+            })?;
+            Ok((Bound::Column(i), t.clone(), true))
+        }
+        Expr::Str(s) => {
+            let n = s.chars().count().max(1) as u32;
+            let array: ArrayRef = Arc::new(StringArray::from(vec![s.as_str()]));
+            Ok((Bound::Literal(array), FlinkType::new(TypeKind::Char(n)).with_nullable(false), false))
+        }
+        Expr::Int(v) => {
+            let array: ArrayRef = Arc::new(Int32Array::from(vec![*v]));
+            Ok((Bound::Literal(array), FlinkType::new(TypeKind::Int).with_nullable(false), false))
+        }
+        Expr::Call(func, args) => bind_call(*func, args, inputs),
+    }
+}
+
+fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound, FlinkType, bool)> {
+    use Kind::{Int, String as S};
+    let name = func.name();
+    // Expected kinds per argument; `None` in the second slot: variadic of the first kind.
+    let (expected, min, max): (&[&[Kind]], usize, usize) = match func {
+        Func::Md5 | Func::Sha1 => (&[&[S]], 1, 1),
+        Func::Sha2 => (&[&[S], &[Int]], 2, 2),
+        Func::Concat => (&[&[S]], 1, usize::MAX),
+        Func::ConcatWs => (&[&[S]], 2, usize::MAX),
+        Func::Position => (&[&[S], &[S]], 2, 2),
+        Func::Locate => (&[&[S], &[S], &[Int]], 2, 3),
+        Func::Like => (&[&[S], &[S], &[S]], 2, 3),
+        Func::Replace => (&[&[S], &[S], &[S]], 3, 3),
+        Func::SplitIndex => (&[&[S], &[S, Int], &[Int]], 3, 3),
+    };
+    if args.len() < min || args.len() > max {
+        let want = if max == usize::MAX { format!("at least {min}") } else if min == max { format!("{min}") } else { format!("{min} or {max}") };
+        return Err(FfiError::invalid(format!("{name} takes {want} arguments, got {}", args.len())));
+    }
+    let mut bound = Vec::with_capacity(args.len());
+    let mut nullable = false;
+    let mut reads = false;
+    let mut escape = None;
+    for (i, a) in args.iter().enumerate() {
+        let ok: &[Kind] = expected.get(i).or(expected.last()).copied().unwrap_or(&[]);
+        if func == Func::Like && i == 2 {
+            let Expr::Str(e) = a else {
+                return Err(FfiError::invalid("LIKE: ESCAPE takes a one-character string literal"));
+            };
+            let mut chars = e.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => escape = Some(c),
+                _ => return Err(FfiError::invalid(format!("LIKE: the escape must be one character, got '{e}'"))),
+            }
+            continue;
+        }
+        let (b, t, r) = bind(a, inputs)?;
+        if !ok.contains(&kind_of(&t)) {
+            let want = if ok.len() > 1 { "a character string or INT" } else if ok.first() == Some(&Int) { "INT" } else { "a character string (CHAR, VARCHAR, STRING)" };
+            return Err(FfiError::invalid(format!("{name}: argument {} must be {want}, got {t}", i + 1)));
+        }
+        if func == Func::Sha2 && i == 1 {
+            if let Expr::Int(w) = a {
+                if ![224, 256, 384, 512].contains(w) {
+                    // Flink fails at operator start-up for a literal width.
+                    return Err(FfiError::invalid(format!("SHA2: Unsupported algorithm. (width {w}; use 224, 256, 384 or 512)")));
+                }
+            }
+        }
+        nullable |= t.nullable;
+        reads |= r;
+        bound.push(b);
+    }
+    let kind = match func {
+        Func::Md5 => TypeKind::Char(32),
+        Func::Sha1 => TypeKind::Char(40),
+        Func::Sha2 => TypeKind::VarChar(128),
+        Func::Concat | Func::ConcatWs | Func::Replace | Func::SplitIndex => TypeKind::VarChar(MAX_LENGTH),
+        Func::Position | Func::Locate => TypeKind::Int,
+        Func::Like => TypeKind::Boolean,
+    };
+    let nullable = nullable || func == Func::SplitIndex;
+    Ok((Bound::Call { func, args: bound, escape }, FlinkType::new(kind).with_nullable(nullable), reads))
+}
+
+/// Evaluates `b` over `batch`; the result is a scalar (one row) when `b`
+/// reads no column.
+///
+/// # Errors
+/// The kernels' errors (e.g. Flink's `SHA-<w> MessageDigest not available`).
+pub fn eval(b: &Bound, batch: &RecordBatch) -> FfiResult<Arg> {
+    match b {
+        Bound::Column(i) => {
+            let array = batch
+                .columns()
+                .get(*i)
+                .ok_or_else(|| FfiError::invalid(format!("column ${i} missing from the batch")))?
+                .clone();
+            Ok(arg(array, false))
+        }
+        Bound::Literal(a) => Ok(arg(a.clone(), true)),
+        Bound::Call { func, args, escape } => {
+            let vals = args.iter().map(|a| eval(a, batch)).collect::<FfiResult<Vec<Arg>>>()?;
+            let scalar = vals.iter().all(|a| a.scalar);
+            let nth = |i: usize| vals.get(i).ok_or_else(|| FfiError::invalid(format!("{}: argument {i} missing", func.name())));
+            let out = match func {
+                Func::Md5 => kernels::md5(nth(0)?)?,
+                Func::Sha1 => kernels::sha1(nth(0)?)?,
+                Func::Sha2 => kernels::sha2(nth(0)?, nth(1)?)?,
+                Func::Concat => kernels::concat(&vals.iter().collect::<Vec<_>>())?,
+                Func::ConcatWs => {
+                    let rest: Vec<&Arg> = vals.iter().skip(1).collect();
+                    kernels::concat_ws(nth(0)?, &rest)?
+                }
+                Func::Position => kernels::position(nth(0)?, nth(1)?)?,
+                Func::Locate => kernels::locate(nth(0)?, nth(1)?, vals.get(2))?,
+                Func::Like => kernels::like(nth(0)?, nth(1)?, *escape)?,
+                Func::Replace => kernels::replace(nth(0)?, nth(1)?, nth(2)?)?,
+                Func::SplitIndex => kernels::split_index(nth(0)?, nth(1)?, nth(2)?)?,
+            };
+            Ok(arg(out, scalar))
+        }
+    }
+}
+
+fn arg(array: ArrayRef, scalar: bool) -> Arg {
+    let field = Field::new("arg", array.data_type().clone(), true);
+    Arg { array, field, scalar }
+}

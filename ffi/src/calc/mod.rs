@@ -1,0 +1,143 @@
+//! Native Calc: a projection list of string functions evaluated over a batch
+//! of Flink rows, with both transposes included.
+//!
+//! A [`CalcProgram`] is built once per operator from the input columns'
+//! names and Flink types and one expression per output column (grammar in
+//! [`spec`]). It holds the entry and exit [`RowConverter`]s, so each batch
+//! runs: rows → Arrow (one copy per string, from the row into the Arrow
+//! values buffer) → kernels → rows (one copy per output string).
+//!
+//! Used by the JNI class `io.sluice.jni.CalcNative` (`crate::jni::calc`);
+//! the type is plain Rust so a C entry point can hold it too.
+
+pub mod eval;
+pub mod spec;
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind, Rows};
+
+use crate::error::{FfiError, FfiResult};
+use eval::{Bound, Inputs};
+
+/// A compiled projection list with its converters.
+#[derive(Debug)]
+pub struct CalcProgram {
+    input: RowConverter,
+    output: RowConverter,
+    exprs: Vec<Bound>,
+    out_names: Vec<String>,
+    out_types: Vec<FlinkType>,
+    kinds: Vec<RowKind>,
+}
+
+impl CalcProgram {
+    /// Compiles `exprs` (one per output column) against the input columns.
+    ///
+    /// `output_types`, when given (e.g. what Flink's planner infers for the
+    /// same SQL), replaces the inferred output types; each must have the
+    /// same Arrow representation as the inferred one.
+    ///
+    /// # Errors
+    /// `SLUICE_ERR_INVALID_ARGUMENT` for a parse error (naming the
+    /// expression and byte), an unknown column, a wrong argument type, a
+    /// constant output column or an incompatible output type;
+    /// `SLUICE_ERR_UNSUPPORTED_TYPE` for an input type sluice cannot carry.
+    pub fn new(
+        input_names: &[String],
+        input_types: &[FlinkType],
+        exprs: &[&str],
+        output_types: Option<&[FlinkType]>,
+    ) -> FfiResult<Self> {
+        if input_names.len() != input_types.len() {
+            return Err(FfiError::invalid(format!("{} input names for {} input types", input_names.len(), input_types.len())));
+        }
+        if exprs.is_empty() {
+            return Err(FfiError::invalid("the projection list is empty"));
+        }
+        if let Some(o) = output_types {
+            if o.len() != exprs.len() {
+                return Err(FfiError::invalid(format!("{} output types for {} expressions", o.len(), exprs.len())));
+            }
+        }
+        let names: Vec<&str> = input_names.iter().map(String::as_str).collect();
+        let input = RowConverter::from_flink_types(&names, input_types)?;
+        let inputs = Inputs { names: input_names, types: input_types };
+        let mut bound = Vec::with_capacity(exprs.len());
+        let mut out_names = Vec::with_capacity(exprs.len());
+        let mut out_types = Vec::with_capacity(exprs.len());
+        for (i, text) in exprs.iter().enumerate() {
+            let at = |m: String| FfiError::invalid(format!("expression {} ({text}): {m}", i + 1));
+            let p = spec::parse(text).map_err(|e| at(e.to_string()))?;
+            let (b, t, reads) = eval::bind(&p.expr, &inputs).map_err(|e| at(e.message))?;
+            if !reads {
+                return Err(at("uses no input column; constant output columns are not supported".into()));
+            }
+            let t = match output_types.and_then(|o| o.get(i)) {
+                Some(given) if given.to_arrow_type() != t.to_arrow_type() => {
+                    return Err(at(format!("output type {given} is not compatible with the computed {t}")));
+                }
+                Some(given) => given.clone(),
+                None => t,
+            };
+            let name = match (&p.alias, &b) {
+                (Some(a), _) => a.clone(),
+                (None, Bound::Column(c)) => input_names.get(*c).cloned().unwrap_or_default(),
+                _ => format!("EXPR${i}"),
+            };
+            bound.push(b);
+            out_names.push(name);
+            out_types.push(t);
+        }
+        let names: Vec<&str> = out_names.iter().map(String::as_str).collect();
+        let output = RowConverter::from_flink_types(&names, &out_types)?;
+        Ok(CalcProgram { input, output, exprs: bound, out_names, out_types, kinds: Vec::new() })
+    }
+
+    /// Output column names (alias, input name for a pass-through, else
+    /// `EXPR$i` as Flink names them).
+    pub fn output_names(&self) -> &[String] {
+        &self.out_names
+    }
+
+    /// Output column types.
+    pub fn output_types(&self) -> &[FlinkType] {
+        &self.out_types
+    }
+
+    /// Evaluates the projection over a decoded input batch.
+    ///
+    /// # Errors
+    /// Kernel errors (e.g. Flink's SHA2 width error).
+    pub fn eval(&self, batch: &RecordBatch) -> FfiResult<RecordBatch> {
+        let n = batch.num_rows();
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.exprs.len());
+        for (i, b) in self.exprs.iter().enumerate() {
+            let a = eval::eval(b, batch)?;
+            if a.array.len() != n {
+                return Err(FfiError::invalid(format!("output column {i} has {} values for {n} rows", a.array.len())));
+            }
+            columns.push(a.array);
+        }
+        let schema = Arc::clone(self.output.schema());
+        Ok(RecordBatch::try_new_with_options(schema, columns, &RecordBatchOptions::new().with_row_count(Some(n)))?)
+    }
+
+    /// Rows in (in heap segments, as `io.sluice.jni.RowBatch` hands them
+    /// over) → projected rows out, RowKinds preserved.
+    ///
+    /// # Errors
+    /// Malformed rows, kernel errors.
+    pub fn process_segments(&mut self, segments: &[&[u8]], rows: &[RowAddress], out: &mut Rows) -> FfiResult<()> {
+        self.kinds.clear();
+        self.kinds.resize(rows.len(), RowKind::Insert);
+        let batch = self.input.rows_to_batch_segments_into(segments, rows, &mut self.kinds)?;
+        let projected = self.eval(&batch)?;
+        self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

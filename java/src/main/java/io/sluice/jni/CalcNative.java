@@ -1,0 +1,72 @@
+package io.sluice.jni;
+
+/**
+ * A native Calc program (ffi/src/jni/calc.rs over ffi/src/calc): one
+ * expression per output column (grammar in ffi/src/calc/spec.rs, a subset of
+ * Flink SQL: {@code MD5(s)}, {@code SHA2(s, 256)}, {@code SHA2(s, w)},
+ * {@code CONCAT(a, '-', b)}, {@code CONCAT_WS('|', a, b)}, {@code POSITION(x IN s)},
+ * {@code LOCATE(x, s[, from])}, {@code s LIKE p [ESCAPE 'c']}, {@code REPLACE(s, a, b)},
+ * {@code SPLIT_INDEX(s, sep, i)}, a bare column or {@code $n}; {@code AS name}).
+ *
+ * <p>Each {@link #process} call runs the entry transpose over the batch's
+ * {@code BinaryRowData} (read in place from the Java heap), the kernels, and
+ * the exit transpose; the returned {@link RowBlock} keeps each row's RowKind.
+ * Not thread-safe: one instance per operator subtask.
+ */
+public final class CalcNative extends NativeHandle {
+    private final String[] outputTypes;
+    private final String[] outputNames;
+
+    /**
+     * @param inputNames input column names
+     * @param inputTypes input column types ({@code LogicalType#asSerializableString()})
+     * @param expressions one expression per output column
+     * @param outputTypes the output types to produce (e.g. what Flink's planner infers
+     *     for the same SQL), or null to use the native inference
+     * @throws SluiceException on a parse or type error (the message names the expression)
+     */
+    public CalcNative(String[] inputNames, String[] inputTypes, String[] expressions, String[] outputTypes) {
+        super(createLoaded(inputNames, inputTypes, expressions, outputTypes), CalcNative::free);
+        this.outputTypes = outputTypes(address());
+        this.outputNames = outputNames(address());
+    }
+
+    private static long createLoaded(String[] names, String[] types, String[] exprs, String[] out) {
+        NativeLibrary.load();
+        return create(names, types, exprs, out);
+    }
+
+    /** @return the output column types, as serializable strings */
+    public String[] outputTypes() {
+        return outputTypes.clone();
+    }
+
+    /** @return the output column names (alias, input name, or {@code EXPR$i}) */
+    public String[] outputNames() {
+        return outputNames.clone();
+    }
+
+    /**
+     * Projects one batch.
+     *
+     * @param batch the input rows
+     * @return the output rows, one per input row, RowKinds preserved
+     * @throws SluiceException on malformed rows or a run-time error stock Flink
+     *     also raises (e.g. {@code SHA-7 MessageDigest not available})
+     */
+    public RowBlock process(RowBatch batch) {
+        return process(address(), batch.segments(), batch.numSegments(), batch.rowSegment(),
+                batch.rowOffset(), batch.rowSize(), batch.numRows());
+    }
+
+    private static native long create(String[] inputNames, String[] inputTypes, String[] expressions, String[] outputTypes);
+
+    private static native String[] outputTypes(long handle);
+
+    private static native String[] outputNames(long handle);
+
+    private static native RowBlock process(long handle, Object[] segments, int numSegments, int[] rowSegment,
+            int[] rowOffset, int[] rowSize, int numRows);
+
+    private static native void free(long handle);
+}

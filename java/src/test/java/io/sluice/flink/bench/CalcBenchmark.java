@@ -1,0 +1,295 @@
+package io.sluice.flink.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.table.SluiceCalc;
+
+/**
+ * Stock Flink SQL vs {@link SluiceCalc} on generated rows (scripts/java-bench.sh).
+ *
+ * <p>Timing: the span from the first to the last row reaching the sink
+ * (a chained map stamps both), so job submission, deployment and teardown
+ * are excluded; one MiniCluster serves every job.
+ *
+ * <p>How the operator is isolated: the rows are materialised once as
+ * {@code BinaryRowData} in a static array before any job runs; the source
+ * (a {@code DataGeneratorSource}) emits references into that array, and the
+ * sink discards. Both variants run the same pipeline at parallelism 1 in one
+ * local MiniCluster ({@code source → fromDataStream → Calc → toDataStream →
+ * discard}), so they differ only in the Calc: Flink's generated Calc or
+ * {@code SluiceCalcOperator} (entry transpose + kernels + exit transpose).
+ * A third job without any Calc ({@code SELECT id}: a projection of one
+ * BIGINT) measures the pipeline floor, which is subtracted to give the
+ * Calc's own time. Jobs alternate stock / sluice after warm-up; each figure
+ * is the median of the measured pairs.
+ *
+ * <p>Args: {@code [rows] [pairs] [warmup pairs] [nocurve]} (default 2,000,000 5 2).
+ */
+public final class CalcBenchmark {
+    /** The pre-materialised rows (read by the source in this JVM). */
+    static volatile BinaryRowData[] rows;
+
+    static final RowType TYPE = RowType.of(
+            new LogicalType[] {new BigIntType(false), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
+                VarCharType.STRING_TYPE, new IntType()},
+            new String[] {"id", "a", "b", "c", "w"});
+
+    private CalcBenchmark() {}
+
+    /** @param args [rows] [pairs] [warmup pairs] */
+    public static void main(String[] args) throws Exception {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
+        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        int warm = args.length > 2 ? Integer.parseInt(args[2]) : 2;
+        nocurve = args.length > 3 && args[3].equals("nocurve");
+        rows = materialise(n);
+        Configuration conf = new Configuration();
+        conf.set(RestOptions.BIND_PORT, "0"); // any free port: other jobs on the machine hold 8081
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(1).build());
+        cluster.start();
+        TestStreamEnvironment.setAsContext(cluster, 1);
+        try {
+            measure(n, pairs, warm);
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+            cluster.close();
+        }
+    }
+
+    private static boolean nocurve;
+
+    private static void measure(int n, int pairs, int warm) throws Exception {
+        System.out.printf(Locale.ROOT, "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1%n",
+                n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm);
+
+        String[][] cases = {
+            {"id"}, // no string work: the sluice path's fixed cost (Table round trip, JNI, both transposes)
+            {"MD5(a)"},
+            {"SHA2(a, w)"},
+            {"CONCAT(a, b, c)"},
+            {"CONCAT_WS('|', a, b, c)"},
+        };
+        String header = "| function | stock s | sluice s | floor s | stock Mrows/s | sluice Mrows/s | ratio | Calc-only ratio (floor subtracted) |";
+        System.out.println(header);
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (String[] c : cases) {
+            report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
+        }
+        System.out.println();
+        if (nocurve) {
+            return;
+        }
+        System.out.println("batch-size curve (rows per native call):");
+        System.out.println(header);
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (String f : new String[] {"MD5(a)", "CONCAT(a, b, c)"}) {
+            for (int bs : new int[] {32, 512, 8192}) {
+                report(f + " (batch " + bs + ")", runs(f, bs, n, warm, pairs, true), n);
+            }
+        }
+        System.out.println();
+        encodeCosts();
+    }
+
+    private static void report(String name, double[][] t, int n) {
+        double s = median(t[0]);
+        double x = median(t[1]);
+        double f = median(t[2]);
+        System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.2f | %.2f | %.2fx | %.2fx |%n",
+                name, s, x, f, n / s / 1e6, n / x / 1e6, s / x, Math.max(s - f, 1e-3) / Math.max(x - f, 1e-3));
+    }
+
+    /**
+     * Rounds of floor / stock / sluice jobs, in that order, after {@code warm}
+     * unmeasured rounds; returns {stock, sluice, floor} times.
+     */
+    private static double[][] runs(String expr, int batch, int n, int warm, int pairs, boolean floor) throws Exception {
+        double[][] t = new double[3][pairs];
+        for (int i = -warm; i < pairs; i++) {
+            double f = floor ? run("id", false, batch, n) : 0;
+            double s = run(expr, false, batch, n);
+            double x = run(expr, true, batch, n);
+            if (i >= 0) {
+                t[0][i] = s;
+                t[1][i] = x;
+                t[2][i] = f;
+            }
+        }
+        return t;
+    }
+
+    /** One job; returns its wall time in seconds (submission to completion). */
+    private static double run(String expr, boolean sluice, int batch, int n) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set(SluiceOptions.BATCH_SIZE, batch);
+        GeneratorFunction<Long, RowData> gen = i -> rows[(int) (long) i];
+        DataStream<RowData> src = env.fromSource(
+                new DataGeneratorSource<>(gen, n, InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "rows");
+        Table in = tEnv.fromDataStream(src);
+        Table out;
+        if (sluice) {
+            out = SluiceCalc.select(tEnv, in, expr);
+        } else {
+            tEnv.createTemporaryView("v", in);
+            out = tEnv.sqlQuery("SELECT " + expr + " FROM v");
+        }
+        DataStream<RowData> projected =
+                tEnv.toDataStream(out, out.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
+        projected.map(new Stamp(n))
+                .returns(InternalTypeInfo.of((RowType) out.getResolvedSchema().toPhysicalRowDataType().getLogicalType()))
+                .sinkTo(new DiscardingSink<>());
+        firstNanos = 0;
+        lastNanos = 0;
+        env.execute("bench " + (sluice ? "sluice " : "stock ") + expr);
+        if (lastNanos == 0) {
+            throw new IllegalStateException("the sink did not see all " + n + " rows");
+        }
+        return (lastNanos - firstNanos) / 1e9;
+    }
+
+    static volatile long firstNanos;
+    static volatile long lastNanos;
+
+    /**
+     * Records when the first and the last row reach the sink: the job's
+     * steady-state span, without submission, deployment and teardown.
+     */
+    static final class Stamp implements MapFunction<RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final long n;
+        private long seen;
+
+        Stamp(long n) {
+            this.n = n;
+        }
+
+        @Override
+        public RowData map(RowData r) {
+            if (seen++ == 0) {
+                firstNanos = System.nanoTime();
+            }
+            if (seen == n) {
+                lastNanos = System.nanoTime();
+            }
+            return r;
+        }
+    }
+
+    private static double median(double[] v) {
+        double[] c = v.clone();
+        Arrays.sort(c);
+        return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
+    }
+
+    /** Rows with 16..64-character mixed strings (ASCII-heavy), a width in {224, 256, 384, 512}. */
+    static BinaryRowData[] materialise(int n) {
+        RowDataSerializer ser = new RowDataSerializer(TYPE);
+        BinaryRowData[] out = new BinaryRowData[n];
+        SplittableRandom r = new SplittableRandom(42);
+        int[] widths = {224, 256, 384, 512};
+        for (int i = 0; i < n; i++) {
+            GenericRowData g = GenericRowData.of((long) i, StringData.fromString(text(r, 16 + r.nextInt(49))),
+                    StringData.fromString(text(r, 8 + r.nextInt(17))), StringData.fromString(text(r, 8 + r.nextInt(17))),
+                    widths[r.nextInt(4)]);
+            out[i] = ser.toBinaryRow(g).copy();
+        }
+        return out;
+    }
+
+    private static String text(SplittableRandom r, int len) {
+        StringBuilder sb = new StringBuilder(len);
+        for (int j = 0; j < len; j++) {
+            int k = r.nextInt(100);
+            sb.append(k < 90 ? (char) ('a' + r.nextInt(26)) : k < 97 ? 'é' : '中');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * What a lazy (Java-String-backed) string costs to encode per string, by
+     * representation: the JDK's {@code getBytes(UTF_8)}, Flink's
+     * {@code BinaryStringData.fromString(s)} materialised (Flink's encoder, path
+     * (a) of the operator), and {@code String.getChars} into a shared
+     * {@code char[]} (the Java half of a UTF-16 path; its native half is not
+     * wired through JNI yet).
+     */
+    static void encodeCosts() {
+        String ascii = "The quick brown fox jumps over the lazy dog, 0123456789 abcdefghi".substring(0, 64);
+        StringBuilder m = new StringBuilder();
+        for (int i = 0; m.length() < 64; i++) {
+            m.append(i % 2 == 0 ? 'ж' : '中');
+        }
+        String mixed = m.toString();
+        System.out.println("lazy string encode cost per 64-char string (ns):");
+        System.out.println("| representation | JDK getBytes(UTF_8) | Flink BinaryStringData encode | String.getChars to char[] |");
+        System.out.println("| --- | --- | --- | --- |");
+        for (String[] c : new String[][] {{"Latin-1 ASCII", ascii}, {"mixed 2/3-byte", mixed}}) {
+            String s = c[1];
+            double jdk = 0;
+            double flink = 0;
+            double chars = 0;
+            for (int round = 0; round < 5; round++) {
+                jdk = nanos(() -> s.getBytes(StandardCharsets.UTF_8).length);
+                flink = nanos(() -> {
+                    BinaryStringData b = BinaryStringData.fromString(s);
+                    b.ensureMaterialized();
+                    return b.getSizeInBytes();
+                });
+                char[] buf = new char[64];
+                chars = nanos(() -> {
+                    s.getChars(0, s.length(), buf, 0);
+                    return buf[3];
+                });
+            }
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |%n", c[0], jdk, flink, chars);
+        }
+    }
+
+    private static double nanos(java.util.function.IntSupplier f) {
+        int iters = 2_000_000;
+        long sink = 0;
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            sink += f.getAsInt();
+        }
+        long t = System.nanoTime() - t0;
+        if (sink == 42) {
+            System.out.print("");
+        }
+        return (double) t / iters;
+    }
+}

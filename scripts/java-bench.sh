@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Stock Flink SQL vs the native Calc (java/src/test/java/io/sluice/flink/bench/CalcBenchmark.java):
+# builds libsluice (release), compiles the jar's test classes for one Flink line
+# and runs the harness in one JVM.
+#
+#   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
+#   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
+#   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+line="${FLINK_LINE:-flink-1.20}"
+cargo build --locked --release -p sluice-ffi --quiet
+native_dir="java/target/native/io/sluice/native/linux-x86_64"
+mkdir -p "$native_dir"
+cp "$TARGET_DIR/release/libsluice.so" "$native_dir/libsluice.so"
+mvn -B -ntp -q -f java/pom.xml -P"$line" test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+cp="java/target/classes:java/target/test-classes:$(cat java/target/bench.classpath)"
+opens=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.xml)
+main=io.sluice.flink.bench.CalcBenchmark
+if [ "${1:-}" = micro ]; then main=io.sluice.flink.bench.CalcNativeMicro; shift; fi
+# shellcheck disable=SC2086
+exec java -Xmx3g -Xms3g $opens -cp "$cp" "$main" "$@"
