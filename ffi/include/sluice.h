@@ -160,6 +160,16 @@ enum sluice_status
    the library yet.
    */
   SLUICE_ERR_NOT_AVAILABLE = 10,
+  /*
+   A keyed operator's state would exceed its `budget=` (the message
+   gives the bytes needed and the budget).
+   */
+  SLUICE_ERR_STATE_BUDGET = 11,
+  /*
+   A keyed-operator snapshot that cannot be restored: truncated,
+   corrupt, or taken by another operator kind, shape or max parallelism.
+   */
+  SLUICE_ERR_CORRUPT_SNAPSHOT = 12,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -45,6 +45,12 @@ pub enum sluice_status {
     /// The function exists in the ABI but is not built into this version of
     /// the library yet.
     SLUICE_ERR_NOT_AVAILABLE = 10,
+    /// A keyed operator's state would exceed its `budget=` (the message
+    /// gives the bytes needed and the budget).
+    SLUICE_ERR_STATE_BUDGET = 11,
+    /// A keyed-operator snapshot that cannot be restored: truncated,
+    /// corrupt, or taken by another operator kind, shape or max parallelism.
+    SLUICE_ERR_CORRUPT_SNAPSHOT = 12,
 }
 
 /// An error on its way to the C caller: a stable code plus a message.
@@ -149,6 +155,8 @@ impl From<sluice_keyed::Error> for FfiError {
             E::UnsupportedType { .. } => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
             E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
             E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
+            E::StateBudgetExceeded { .. } => sluice_status::SLUICE_ERR_STATE_BUDGET,
+            E::CorruptSnapshot { .. } => sluice_status::SLUICE_ERR_CORRUPT_SNAPSHOT,
             E::Transpose(t) => FfiError::from_transpose_code(t),
             _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
         };

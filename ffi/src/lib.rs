@@ -54,6 +54,7 @@ pub mod flink_type;
 pub mod jni;
 pub mod keyed;
 mod kernels;
+pub mod operator;
 pub mod rows;
 pub mod search;
 pub mod version;

@@ -38,7 +38,7 @@ use crate::group_agg::check_schema;
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
+use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// Which row of a key survives.
@@ -292,6 +292,24 @@ impl Deduplicate {
             return Ok(write_snapshot(OpTag::Dedup, m, f, range, self.seen.iter().map(|(k, v)| (&**k, v)), |_, _| {}));
         }
         Ok(write_snapshot(OpTag::Dedup, m, f, range, self.kept.iter().map(|(k, v)| (&**k, v)), |s, w| {
+            w.i64(s.time);
+            w.bytes(&s.payload);
+        }))
+    }
+
+    /// One snapshot per non-empty key group of `range` (ascending), written
+    /// in one pass over the state; each restores on its own.
+    ///
+    /// # Errors
+    /// None today.
+    pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
+        let (m, f) = (self.opts.max_parallelism, self.fingerprint);
+        if self.first_by_proctime() {
+            let entries = self.seen.iter().map(|(k, v)| (&**k, v));
+            return Ok(write_snapshots_by_key_group(OpTag::Dedup, m, f, range, entries, |_, _| {}));
+        }
+        let entries = self.kept.iter().map(|(k, v)| (&**k, v));
+        Ok(write_snapshots_by_key_group(OpTag::Dedup, m, f, range, entries, |s, w| {
             w.i64(s.time);
             w.bytes(&s.payload);
         }))

@@ -34,7 +34,7 @@ use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
+use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag, Writer};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// Options of [`GroupAggregate`].
@@ -301,12 +301,24 @@ impl GroupAggregate {
             self.fingerprint,
             range,
             self.map.iter().map(|(k, v)| (&**k, v)),
-            |g, w| {
-                w.i64(g.count);
-                for a in g.accs.iter() {
-                    a.write(w);
-                }
-            },
+            write_group,
+        ))
+    }
+
+    /// One snapshot per non-empty key group of `range` (ascending), written
+    /// in one pass over the state; each restores on its own with
+    /// [`GroupAggregate::restore`].
+    ///
+    /// # Errors
+    /// None today.
+    pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
+        Ok(write_snapshots_by_key_group(
+            OpTag::GroupAgg,
+            self.opts.max_parallelism,
+            self.fingerprint,
+            range,
+            self.map.iter().map(|(k, v)| (&**k, v)),
+            write_group,
         ))
     }
 
@@ -340,6 +352,13 @@ impl GroupAggregate {
         self.acct.charge(add);
         self.map.extend(staged);
         Ok(())
+    }
+}
+
+fn write_group(g: &Group, w: &mut Writer) {
+    w.i64(g.count);
+    for a in g.accs.iter() {
+        a.write(w);
     }
 }
 

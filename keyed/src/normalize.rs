@@ -27,7 +27,7 @@ use crate::group_agg::check_schema;
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, OpTag};
+use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 /// A restored (key, stored row) pair.
@@ -166,6 +166,22 @@ impl ChangelogNormalize {
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
         Ok(write_snapshot(
+            OpTag::Normalize,
+            self.opts.max_parallelism,
+            self.fingerprint,
+            range,
+            self.map.iter().map(|(k, v)| (&**k, v)),
+            |v, w| w.bytes(v),
+        ))
+    }
+
+    /// One snapshot per non-empty key group of `range` (ascending), written
+    /// in one pass over the state; each restores on its own.
+    ///
+    /// # Errors
+    /// None today.
+    pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
+        Ok(write_snapshots_by_key_group(
             OpTag::Normalize,
             self.opts.max_parallelism,
             self.fingerprint,

@@ -135,6 +135,51 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The entries of `range` with their key groups, in key group order, then
+/// key bytes (so a snapshot is deterministic).
+fn select_sorted<'v, V: 'v>(
+    max_parallelism: i32,
+    range: KeyGroupRange,
+    entries: impl Iterator<Item = (&'v [u8], &'v V)>,
+) -> Vec<(i32, &'v [u8], &'v V)> {
+    let mut sel: Vec<(i32, &[u8], &V)> = entries
+        .map(|(k, v)| (key_group_of_row(k, max_parallelism), k, v))
+        .filter(|(kg, _, _)| range.contains(*kg))
+        .collect();
+    sel.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    sel
+}
+
+fn write_header(w: &mut Writer, tag: OpTag, max_parallelism: i32, fingerprint: u64, sections: usize) {
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    w.u8(tag as u8);
+    w.u32(max_parallelism as u32);
+    w.u64(fingerprint);
+    w.u32(sections as u32);
+}
+
+/// One section: the entries of one key group (`group` is non-empty).
+fn write_section<V>(w: &mut Writer, group: &[(i32, &[u8], &V)], write_value: &mut impl FnMut(&V, &mut Writer)) {
+    w.u32(group[0].0 as u32);
+    w.u32(group.len() as u32);
+    let len_at = w.buf.len();
+    w.u64(0);
+    let body_start = w.buf.len();
+    for (_, k, v) in group {
+        w.bytes(k);
+        write_value(v, w);
+    }
+    let body_len = (w.buf.len() - body_start) as u64;
+    w.buf[len_at..len_at + 8].copy_from_slice(&body_len.to_le_bytes());
+}
+
+fn finish(mut w: Writer) -> Vec<u8> {
+    let sum = fnv1a(&w.buf);
+    w.u64(sum);
+    w.buf
+}
+
 /// Writes the snapshot of `entries` (key bytes, value) in `range`.
 pub(crate) fn write_snapshot<'v, V: 'v>(
     tag: OpTag,
@@ -144,36 +189,37 @@ pub(crate) fn write_snapshot<'v, V: 'v>(
     entries: impl Iterator<Item = (&'v [u8], &'v V)>,
     mut write_value: impl FnMut(&V, &mut Writer),
 ) -> Vec<u8> {
-    let mut sel: Vec<(i32, &[u8], &V)> = entries
-        .map(|(k, v)| (key_group_of_row(k, max_parallelism), k, v))
-        .filter(|(kg, _, _)| range.contains(*kg))
-        .collect();
-    // Key group order, then key bytes so a snapshot is deterministic.
-    sel.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    let sel = select_sorted(max_parallelism, range, entries);
     let mut w = Writer::default();
-    w.buf.extend_from_slice(MAGIC);
-    w.buf.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-    w.u8(tag as u8);
-    w.u32(max_parallelism as u32);
-    w.u64(fingerprint);
     let sections = sel.chunk_by(|a, b| a.0 == b.0).count();
-    w.u32(sections as u32);
+    write_header(&mut w, tag, max_parallelism, fingerprint, sections);
     for group in sel.chunk_by(|a, b| a.0 == b.0) {
-        w.u32(group[0].0 as u32);
-        w.u32(group.len() as u32);
-        let len_at = w.buf.len();
-        w.u64(0);
-        let body_start = w.buf.len();
-        for (_, k, v) in group {
-            w.bytes(k);
-            write_value(v, &mut w);
-        }
-        let body_len = (w.buf.len() - body_start) as u64;
-        w.buf[len_at..len_at + 8].copy_from_slice(&body_len.to_le_bytes());
+        write_section(&mut w, group, &mut write_value);
     }
-    let sum = fnv1a(&w.buf);
-    w.u64(sum);
-    w.buf
+    finish(w)
+}
+
+/// Writes one complete snapshot per non-empty key group of `range`, in one
+/// pass over `entries`: `(key group, snapshot)` in ascending key group
+/// order. Each snapshot has one section and is restorable on its own (this
+/// is what Flink's raw keyed state wants: one stream per key group).
+pub(crate) fn write_snapshots_by_key_group<'v, V: 'v>(
+    tag: OpTag,
+    max_parallelism: i32,
+    fingerprint: u64,
+    range: KeyGroupRange,
+    entries: impl Iterator<Item = (&'v [u8], &'v V)>,
+    mut write_value: impl FnMut(&V, &mut Writer),
+) -> Vec<(i32, Vec<u8>)> {
+    let sel = select_sorted(max_parallelism, range, entries);
+    sel.chunk_by(|a, b| a.0 == b.0)
+        .map(|group| {
+            let mut w = Writer::default();
+            write_header(&mut w, tag, max_parallelism, fingerprint, 1);
+            write_section(&mut w, group, &mut write_value);
+            (group[0].0, finish(w))
+        })
+        .collect()
 }
 
 /// Reads a snapshot, calling `on_entry(key, reader)` for every entry whose
