@@ -96,8 +96,9 @@ impl KeyedOperator {
                     state_budget: spec.budget,
                 },
             )?),
-            SpecKind::Dedup { keep, order, insert } => {
+            SpecKind::Dedup { keep, order, insert, drop_equal } => {
                 let mut o = DedupOptions::new(*keep, *order);
+                o.drop_equal_rows = *drop_equal;
                 o.generate_update_before = spec.update_before;
                 o.generate_insert = *insert;
                 o.max_parallelism = spec.max_parallelism;

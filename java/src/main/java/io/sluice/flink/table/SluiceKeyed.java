@@ -3,6 +3,7 @@ package io.sluice.flink.table;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
@@ -28,6 +29,7 @@ import io.sluice.flink.keyed.KeyedSpecs;
 import io.sluice.flink.keyed.KeyedStreams;
 import io.sluice.flink.keyed.RowConversions;
 import io.sluice.jni.NativeLibrary;
+import io.sluice.jni.SluiceException;
 
 /**
  * Table entry of the native keyed operators: GROUP BY, keep-first /
@@ -58,13 +60,14 @@ public final class SluiceKeyed {
         for (int i = 0; i < aggs.size(); i++) {
             names.add("EXPR$" + (keys.size() + i));
         }
+        Supplier<Table> stock = () -> tEnv.sqlQuery("SELECT " + cols(keys) + ", " + String.join(", ", aggs)
+                + " FROM " + table + " GROUP BY " + cols(keys));
         if (!useNative(tEnv, SluiceOptions.GROUP_AGG_ENABLED)) {
-            return tEnv.sqlQuery("SELECT " + cols(keys) + ", " + String.join(", ", aggs) + " FROM " + table
-                    + " GROUP BY " + cols(keys));
+            return stock.get();
         }
         RowType in = rowType(table);
         int[] k = KeyedSpecs.indices(in, keys);
-        return run(tEnv, table, k, KeyedSpecs.groupAgg(in, k, aggs), names, "SluiceGroupAggregate");
+        return run(tEnv, table, k, KeyedSpecs.groupAgg(in, k, aggs), names, "SluiceGroupAggregate", stock);
     }
 
     /**
@@ -78,14 +81,16 @@ public final class SluiceKeyed {
      */
     public static Table deduplicate(StreamTableEnvironment tEnv, Table table, List<String> keys, boolean keepLast) {
         List<String> all = table.getResolvedSchema().getColumnNames();
+        Supplier<Table> stock = () -> tEnv.sqlQuery("SELECT " + cols(all)
+                + " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY " + cols(keys) + " ORDER BY sluice_pt "
+                + (keepLast ? "DESC" : "ASC") + ") AS sluice_rn FROM (SELECT *, PROCTIME() AS sluice_pt FROM " + table
+                + ")) WHERE sluice_rn = 1");
         if (!useNative(tEnv, SluiceOptions.DEDUP_ENABLED)) {
-            return tEnv.sqlQuery("SELECT " + cols(all) + " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
-                    + cols(keys) + " ORDER BY pt " + (keepLast ? "DESC" : "ASC") + ") AS sluice_rn FROM (SELECT *, "
-                    + "PROCTIME() AS pt FROM " + table + ")) WHERE sluice_rn = 1");
+            return stock.get();
         }
         RowType in = rowType(table);
         int[] k = KeyedSpecs.indices(in, keys);
-        return run(tEnv, table, k, KeyedSpecs.dedup(k, keepLast), all, "SluiceDeduplicate");
+        return run(tEnv, table, k, KeyedSpecs.dedup(k, keepLast), all, "SluiceDeduplicate", stock);
     }
 
     /**
@@ -100,7 +105,7 @@ public final class SluiceKeyed {
      */
     public static Table normalize(StreamTableEnvironment tEnv, Table table, List<String> keys) {
         List<String> all = table.getResolvedSchema().getColumnNames();
-        if (!useNative(tEnv, SluiceOptions.NORMALIZE_ENABLED)) {
+        Supplier<Table> stock = () -> {
             Schema.Builder b = Schema.newBuilder();
             for (Column c : table.getResolvedSchema().getColumns()) {
                 DataType t = c.getDataType();
@@ -110,17 +115,30 @@ public final class SluiceKeyed {
             DataStream<Row> upsert = tEnv.toChangelogStream(table, Schema.newBuilder()
                     .fromResolvedSchema(table.getResolvedSchema()).build(), ChangelogMode.upsert());
             return tEnv.fromChangelogStream(upsert, schema, ChangelogMode.upsert());
+        };
+        if (!useNative(tEnv, SluiceOptions.NORMALIZE_ENABLED)) {
+            return stock.get();
         }
         RowType in = rowType(table);
         int[] k = KeyedSpecs.indices(in, keys);
-        return run(tEnv, table, k, KeyedSpecs.normalize(k), all, "SluiceChangelogNormalize");
+        return run(tEnv, table, k, KeyedSpecs.normalize(k), all, "SluiceChangelogNormalize", stock);
     }
 
     private static Table run(StreamTableEnvironment tEnv, Table table, int[] keys, String spec, List<String> names,
-            String name) {
+            String name, Supplier<Table> stock) {
         DataType inType = table.getResolvedSchema().toPhysicalRowDataType();
         RowType in = (RowType) inType.getLogicalType();
-        RowType out = KeyedStreams.outputType(spec, in, names);
+        RowType out;
+        try {
+            out = KeyedStreams.outputType(spec, in, names);
+        } catch (SluiceException e) {
+            // e.g. an aggregate over a type the native operator does not carry
+            if (!tEnv.getConfig().get(SluiceOptions.FALLBACK)) {
+                throw e;
+            }
+            LOG.info("sluice: {} runs on Flink's operators: {}", name, e.getMessage());
+            return stock.get();
+        }
         DataStream<Row> changelog = tEnv.toChangelogStream(table);
         SingleOutputStreamOperator<RowData> rows = changelog
                 .map(new RowConversions.ToInternal(inType)).returns(InternalTypeInfo.of(in));

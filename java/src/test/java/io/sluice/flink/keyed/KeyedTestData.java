@@ -13,13 +13,13 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
-/** Generated input (k STRING, v INT, s STRING) and changelog helpers for the keyed tests. */
+/** Generated input (k STRING, v BIGINT, s STRING) and changelog helpers for the keyed tests. */
 final class KeyedTestData {
     private KeyedTestData() {}
 
     static final DataType TYPE = DataTypes.ROW(
             DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.INT()),
+            DataTypes.FIELD("v", DataTypes.BIGINT()),
             DataTypes.FIELD("s", DataTypes.STRING()));
 
     @SuppressWarnings("unchecked")
@@ -35,7 +35,7 @@ final class KeyedTestData {
         Random r = new Random(i * 0x9E3779B97F4A7C15L + 12345);
         int kn = r.nextInt(keys + 1);
         String k = kn == keys ? null : PREFIXES[kn % PREFIXES.length] + kn;
-        Integer v = r.nextInt(8) == 0 ? null : r.nextInt(2_000_001) - 1_000_000;
+        Long v = r.nextInt(8) == 0 ? null : (long) (r.nextInt(2_000_001) - 1_000_000);
         String s = r.nextInt(8) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(100_000);
         return Row.of(k, v, s);
     }
