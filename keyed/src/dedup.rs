@@ -79,28 +79,12 @@ pub struct DedupOptions {
     pub max_parallelism: i32,
     /// Retained-bytes budget; an insert that would exceed it is an error.
     pub state_budget: Option<usize>,
-    /// Proctime keep-last: a row equal to the kept one emits nothing
-    /// (`processLastRowOnProcTime` with state TTL off). Flink SQL's
-    /// `ROW_NUMBER() OVER (... ORDER BY proctime DESC) = 1` stores each row
-    /// with its materialized proctime attribute, so there two rows with
-    /// equal payloads still differ and the second emits `-U`/`+U`: false
-    /// gives that behaviour. Default true.
-    pub drop_equal_rows: bool,
 }
 
 impl DedupOptions {
-    /// Defaults (update-before and insert on, equal rows dropped, max
-    /// parallelism 128, no budget).
+    /// Defaults (update-before and insert on, max parallelism 128, no budget).
     pub fn new(keep: Keep, order: DedupOrder) -> Self {
-        DedupOptions {
-            keep,
-            order,
-            generate_update_before: true,
-            generate_insert: true,
-            max_parallelism: 128,
-            state_budget: None,
-            drop_equal_rows: true,
-        }
+        DedupOptions { keep, order, generate_update_before: true, generate_insert: true, max_parallelism: 128, state_budget: None }
     }
 }
 
@@ -232,7 +216,7 @@ impl Deduplicate {
                     let s = e.get_mut();
                     let replace = match (opts.order, opts.keep) {
                         // processLastRowOnProcTime: equal rows emit nothing.
-                        (DedupOrder::ProcTime, _) => !opts.drop_equal_rows || *s.payload != *codec.row(i),
+                        (DedupOrder::ProcTime, _) => *s.payload != *codec.row(i),
                         // isDuplicate(keepLastRow = true): prev <= cur.
                         (DedupOrder::RowTime { .. }, Keep::Last) => s.time <= time,
                         // isDuplicate(keepLastRow = false): cur < prev.

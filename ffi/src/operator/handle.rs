@@ -96,9 +96,8 @@ impl KeyedOperator {
                     state_budget: spec.budget,
                 },
             )?),
-            SpecKind::Dedup { keep, order, insert, drop_equal } => {
+            SpecKind::Dedup { keep, order, insert } => {
                 let mut o = DedupOptions::new(*keep, *order);
-                o.drop_equal_rows = *drop_equal;
                 o.generate_update_before = spec.update_before;
                 o.generate_insert = *insert;
                 o.max_parallelism = spec.max_parallelism;

@@ -21,9 +21,6 @@
 //!   keep=first|last           required
 //!   order=proctime|rowtime(c) default proctime; c: Int64 or Timestamp(ms) column
 //!   insert=bool               emit +I for a key's first row (generateInsert); default true
-//!   drop_equal=bool           proctime keep=last: a row equal to the kept one emits nothing
-//!                             (Flink's function); false emits -U/+U as Flink SQL does, whose
-//!                             stored rows carry the proctime attribute; default true
 //! ```
 //!
 //! Examples: `group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576`,
@@ -76,8 +73,6 @@ pub enum SpecKind {
         order: DedupOrder,
         /// Emit `+I` for a key's first row.
         insert: bool,
-        /// Proctime keep-last: drop a row equal to the kept one.
-        drop_equal: bool,
     },
 }
 
@@ -95,7 +90,7 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
     let allowed: &[&str] = match op {
         "group_agg" => &["aggs", "retractable"],
         "normalize" => &[],
-        "dedup" => &["keep", "order", "insert", "drop_equal"],
+        "dedup" => &["keep", "order", "insert"],
         other => return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize or dedup)"))),
     };
     const COMMON: [&str; 4] = ["keys", "max_parallelism", "budget", "update_before"];
@@ -151,7 +146,6 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
                 },
             },
             insert: boolean(get("insert"), "insert", true)?,
-            drop_equal: boolean(get("drop_equal"), "drop_equal", true)?,
         },
     };
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
@@ -249,9 +243,9 @@ mod tests {
         let n = parse("  normalize   keys=id update_before=false ", &s).unwrap();
         assert_eq!((n.kind, n.keys, n.max_parallelism, n.budget, n.update_before), (SpecKind::Normalize, vec![0], 128, None, false));
         let d = parse("dedup keys=1 keep=first order=rowtime(ts) insert=false", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false, drop_equal: true });
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false });
         let d = parse("dedup keys=1 keep=last", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, drop_equal: true });
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true });
     }
 
     #[test]

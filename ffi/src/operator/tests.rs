@@ -237,22 +237,3 @@ fn refusals_carry_their_codes() {
         assert_eq!(g.key_group_range(a, b).unwrap_err().code, SLUICE_ERR_INVALID_ARGUMENT);
     }
 }
-
-#[test]
-fn dedup_keep_last_drop_equal_decides_equal_rows() {
-    let rows = [("a", Some(1), 0), ("a", Some(1), 0), ("a", Some(2), 0)];
-    let b = batch(&rows);
-    let kinds = vec![RowKind::Insert; rows.len()];
-    // Flink's function: the equal second row emits nothing.
-    let mut drop = KeyedOperator::new(schema(), "dedup keys=k keep=last").unwrap();
-    let (_, k) = drop.push(&b, &kinds).unwrap();
-    assert_eq!(k, vec![RowKind::Insert, RowKind::UpdateBefore, RowKind::UpdateAfter]);
-    // Flink SQL over a proctime attribute: every row replaces the kept one.
-    let mut emit = KeyedOperator::new(schema(), "dedup keys=k keep=last drop_equal=false").unwrap();
-    let (out, k) = emit.push(&b, &kinds).unwrap();
-    assert_eq!(
-        k,
-        vec![RowKind::Insert, RowKind::UpdateBefore, RowKind::UpdateAfter, RowKind::UpdateBefore, RowKind::UpdateAfter]
-    );
-    assert_eq!(ints(&out, 1), vec![Some(1), Some(1), Some(1), Some(1), Some(2)]);
-}

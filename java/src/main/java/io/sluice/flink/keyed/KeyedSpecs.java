@@ -69,16 +69,13 @@ public final class KeyedSpecs {
 
     /**
      * The dedup of {@code ROW_NUMBER() OVER (PARTITION BY keys ORDER BY proctime ASC|DESC) = 1}.
-     * Keep-last uses {@code drop_equal=false}: Flink SQL stores each row with
-     * its materialized proctime attribute, so a row equal to the kept one
-     * still emits {@code -U}/{@code +U} there.
      *
      * @param keys PARTITION BY columns
      * @param keepLast keep the last row (else the first), by arrival order
      * @return {@code dedup keys=.. keep=..}
      */
     public static String dedup(int[] keys, boolean keepLast) {
-        return "dedup keys=" + list(keys) + (keepLast ? " keep=last drop_equal=false" : " keep=first");
+        return "dedup keys=" + list(keys) + " keep=" + (keepLast ? "last" : "first");
     }
 
     /**
