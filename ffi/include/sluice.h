@@ -180,6 +180,20 @@ typedef int32_t sluice_status;
 #endif // __cplusplus
 
 /*
+ A keyed operator (GROUP BY aggregate, changelog normalize or
+ deduplication) with its state. Opaque: create with
+ [`sluice_keyed_create`], release with [`sluice_keyed_free`].
+ */
+struct sluice_keyed;
+
+/*
+ A Flink `BinaryRowData` ⇄ Arrow struct converter for one schema.
+ Opaque: create with [`sluice_row_converter_create`], release with
+ [`sluice_row_converter_free`].
+ */
+struct sluice_row_converter;
+
+/*
  Bytes owned by libsluice: `len` valid bytes at `ptr` in an allocation of
  `cap` bytes, aligned to 8. Release with [`sluice_buffer_free`]; an
  empty buffer may have a NULL `ptr`.
@@ -337,6 +351,185 @@ int32_t sluice_key_groups(struct ArrowArray *batch,
                           int32_t parallelism,
                           int32_t *out_key_groups,
                           int32_t *out_channels);
+
+/*
+ Creates a keyed operator from `spec` over batches of `schema`.
+
+ `spec` (NUL-terminated UTF-8) names the operator and its options, e.g.
+ `"group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576"`,
+ `"normalize keys=0"`, `"dedup keys=0 keep=last order=rowtime(3)"`; the
+ grammar is in ffi/README.md (Keyed operators). `schema` (borrowed) is a
+ struct schema: the row's fields, as for `sluice_rows_to_arrow`; columns
+ in the spec are field indices or names. On success `*out` receives the
+ handle; on error it is not written.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_create(const char *spec,
+                            const struct ArrowSchema *schema,
+                            struct sluice_keyed **out);
+
+/*
+ Frees a handle and its state. NULL is a no-op.
+
+ # Safety
+ `h` is NULL or a handle from `sluice_keyed_create` not yet freed; it is
+ invalid afterwards.
+ */
+void sluice_keyed_free(struct sluice_keyed *h);
+
+/*
+ Pushes one changelog batch through the operator.
+
+ `batch` (moved in) is a struct array whose field types match the
+ operator's input schema; `schema` (borrowed) describes it. `row_kinds`
+ is NULL (every row `+I`) or one Flink RowKind byte per row (`+I` 0, `-U`
+ 1, `+U` 2, `-D` 3). On success `out` / `out_schema` receive the emitted
+ rows (a struct array, every field with `flink.type`) and `out_row_kinds`
+ one RowKind byte per emitted row (free with `sluice_buffer_free`). On
+ error nothing is written. After `SLUICE_ERR_STATE_BUDGET` (or another
+ error in the middle of a batch) the rows before the failing one stay
+ applied and their output is lost: restore the handle from a snapshot.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_push(struct sluice_keyed *h,
+                          struct ArrowArray *batch,
+                          const struct ArrowSchema *schema,
+                          const int8_t *row_kinds,
+                          struct ArrowArray *out,
+                          struct ArrowSchema *out_schema,
+                          struct sluice_buffer *out_row_kinds);
+
+/*
+ Advances the operator's event-time watermark (epoch milliseconds) and
+ returns what it emits, like [`sluice_keyed_push`]'s outputs. For the
+ three operators of this version the output is always empty: with state
+ TTL off, none of them registers event-time timers (each emits while
+ processing its rows). A watermark older than the current one is ignored.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_advance_watermark(struct sluice_keyed *h,
+                                       int64_t watermark,
+                                       struct ArrowArray *out,
+                                       struct ArrowSchema *out_schema,
+                                       struct sluice_buffer *out_row_kinds);
+
+/*
+ Serialises the state of key groups `first_key_group..=last_key_group`
+ (Flink key groups of the `BinaryRowData` key, `0 <= first <= last <
+ max_parallelism`) into `out` (free with `sluice_buffer_free`).
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_snapshot(struct sluice_keyed *h,
+                              int32_t first_key_group,
+                              int32_t last_key_group,
+                              struct sluice_buffer *out);
+
+/*
+ Serialises the state of key groups `first_key_group..=last_key_group`
+ as one blob per key group, in one pass over the state (Flink's raw
+ keyed state writes one stream per key group). Blob `i` (key group
+ `first_key_group + i`) is `out_data[offsets[i] .. offsets[i + 1]]`;
+ `out_offsets` receives `last - first + 2` `int64_t` offsets. A key
+ group without state has an empty blob. Each non-empty blob restores on
+ its own with [`sluice_keyed_restore`].
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_snapshot_key_groups(struct sluice_keyed *h,
+                                         int32_t first_key_group,
+                                         int32_t last_key_group,
+                                         struct sluice_buffer *out_data,
+                                         struct sluice_buffer *out_offsets);
+
+/*
+ Adds the state in `bytes` (a blob of [`sluice_keyed_snapshot`] or one of
+ [`sluice_keyed_snapshot_key_groups`], of this or another handle with the
+ same spec and schema) whose key group is in
+ `first_key_group..=last_key_group`. Call once per blob; `len == 0` is a
+ no-op (an empty key group). A blob is restored all or nothing:
+ `SLUICE_ERR_CORRUPT_SNAPSHOT` (truncated, corrupt, another operator
+ kind, spec, schema or max parallelism) and `SLUICE_ERR_STATE_BUDGET`
+ leave the state unchanged.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_restore(struct sluice_keyed *h,
+                             const uint8_t *bytes,
+                             int64_t len,
+                             int32_t first_key_group,
+                             int32_t last_key_group);
+
+/*
+ Writes the operator's retained state bytes (the quantity its `budget=`
+ bounds) to `*out_bytes` and its number of keys to `*out_keys` (either
+ may be NULL).
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_state_size(struct sluice_keyed *h,
+                                int64_t *out_bytes,
+                                int64_t *out_keys);
+
+/*
+ Builds a converter for `schema` (borrowed): a struct schema naming the
+ row's fields, as for `sluice_rows_to_arrow`. On success `*out` receives
+ the handle; on error it is not written.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_row_converter_create(const struct ArrowSchema *schema,
+                                    struct sluice_row_converter **out);
+
+/*
+ Frees a converter. NULL is a no-op.
+
+ # Safety
+ `c` is NULL or a live handle from `sluice_row_converter_create`; it is
+ invalid afterwards.
+ */
+void sluice_row_converter_free(struct sluice_row_converter *c);
+
+/*
+ `sluice_rows_to_arrow` with the converter's schema: decodes `n_rows`
+ rows (`data`, `n_rows + 1` `offsets`) into a struct array, RowKind bytes
+ into `out_row_kinds` (`n_rows` bytes).
+
+ # Safety
+ As `sluice_rows_to_arrow`.
+ */
+int32_t sluice_row_converter_rows_to_arrow(struct sluice_row_converter *c,
+                                           const uint8_t *data,
+                                           const int64_t *offsets,
+                                           int64_t n_rows,
+                                           struct ArrowArray *out,
+                                           struct ArrowSchema *out_schema,
+                                           int8_t *out_row_kinds);
+
+/*
+ `sluice_arrow_to_rows` with the converter's schema: `batch` (moved in)
+ is a struct array of that schema; `row_kinds` NULL (all `+I`) or one
+ byte per row; `out_data` / `out_offsets` as there.
+
+ # Safety
+ As `sluice_arrow_to_rows`.
+ */
+int32_t sluice_row_converter_arrow_to_rows(struct sluice_row_converter *c,
+                                           struct ArrowArray *batch,
+                                           const int8_t *row_kinds,
+                                           struct sluice_buffer *out_data,
+                                           struct sluice_buffer *out_offsets);
 
 /*
  Decodes `n_rows` Flink `BinaryRowData` rows into a struct array.

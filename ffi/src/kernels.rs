@@ -11,7 +11,7 @@ use arrow_array::{Array, ArrayRef, Datum, RecordBatch, RecordBatchOptions, Strin
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema};
 use sluice_kernels::{concat as k_concat, digest, encode, search};
-use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind};
+use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind, Rows};
 
 use crate::flink_type::FLINK_TYPE;
 
@@ -77,31 +77,35 @@ pub fn split_index(s: &Arg, sep: &Arg, index: &Arg) -> FfiResult<ArrayRef> {
     Ok(Arc::new(search::split_index(s, sep, index)?))
 }
 
-/// The row converter for a struct `schema` (one per call: building it is
-/// a walk over the fields).
-fn converter(schema: &Field) -> FfiResult<RowConverter> {
+/// The row converter for a struct `schema` (a walk over the fields: the
+/// one-shot entry points build one per call, a `sluice_row_converter`
+/// handle once).
+pub fn converter(schema: &Field) -> FfiResult<RowConverter> {
     let DataType::Struct(fields) = schema.data_type() else {
         return Err(FfiError::unsupported_type(format!("schema must describe a struct, got {}", schema.data_type())));
     };
     RowConverter::new(Arc::new(Schema::new(fields.clone()))).map_err(FfiError::from)
 }
 
-/// Rows → struct array (+ RowKind bytes written into `kinds`). The output
-/// field is the converter's schema: every child carries `flink.type`, the
-/// struct itself `ROW<...> NOT NULL`.
-pub fn rows_to_arrow(data: &[u8], offsets: &[i64], schema: &Field, kinds: &mut [i8]) -> FfiResult<(ArrayRef, Field)> {
-    let conv = converter(schema)?;
+/// The struct field of the batches `conv` decodes: every child carries
+/// `flink.type`, the struct itself `ROW<...> NOT NULL`.
+pub fn row_field(conv: &RowConverter) -> FfiResult<Field> {
+    let fields = conv.schema().fields().clone();
+    let row_type = FlinkType::from_arrow_field(&Field::new("row", DataType::Struct(fields.clone()), false))?;
+    Ok(Field::new("row", DataType::Struct(fields), false)
+        .with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())])))
+}
+
+/// Rows → struct array (+ RowKind bytes written into `kinds`); the
+/// output's field is [`row_field`].
+pub fn rows_to_arrow_with(conv: &RowConverter, data: &[u8], offsets: &[i64], kinds: &mut [i8]) -> FfiResult<ArrayRef> {
     let mut rk = vec![RowKind::Insert; kinds.len()];
     let batch = conv.rows_to_batch_into(data, offsets, &mut rk)?;
     for (k, r) in kinds.iter_mut().zip(&rk) {
         *k = r.to_byte() as i8;
     }
     let fields = batch.schema().fields().clone();
-    let array = StructArray::try_new(fields.clone(), batch.columns().to_vec(), None)?;
-    let row_type = FlinkType::from_arrow_field(&Field::new("row", DataType::Struct(fields.clone()), false))?;
-    let field = Field::new("row", DataType::Struct(fields), false)
-        .with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]));
-    Ok((Arc::new(array), field))
+    Ok(Arc::new(StructArray::try_new(fields, batch.columns().to_vec(), None)?))
 }
 
 /// The struct array `batch` as a `RecordBatch` (it must have no NULL rows).
@@ -122,16 +126,16 @@ fn record_batch(batch: &ArrayRef) -> FfiResult<RecordBatch> {
     )?)
 }
 
-/// Struct array → rows (bytes, `n + 1` offsets), with the NULL layout of
-/// Flink's `RowDataSerializer.toBinaryRow` (rows on the wire and in state).
-pub fn arrow_to_rows(batch: &ArrayRef, schema: &Field, kinds: Option<&[i8]>) -> FfiResult<(Vec<u8>, Vec<i64>)> {
-    let conv = converter(schema)?;
+/// Struct array → rows (bytes, `n + 1` offsets) into `rows` (its buffers
+/// are reused), with the NULL layout of Flink's
+/// `RowDataSerializer.toBinaryRow` (rows on the wire and in state).
+pub fn arrow_to_rows_into(conv: &RowConverter, batch: &ArrayRef, kinds: Option<&[i8]>, rows: &mut Rows) -> FfiResult<()> {
     let rb = record_batch(batch)?;
     // Validated by the caller: every byte is 0..=3.
     let kinds: Option<Vec<RowKind>> =
         kinds.map(|k| k.iter().map(|b| RowKind::from_byte(*b as u8).unwrap_or_default()).collect());
-    let rows = conv.batch_to_rows(&rb, kinds.as_deref(), NullLayout::Serializer)?;
-    Ok((rows.data, rows.offsets))
+    conv.batch_to_rows_into(&rb, kinds.as_deref(), NullLayout::Serializer, rows)?;
+    Ok(())
 }
 
 /// Key groups and channels per row (`sluice_keyed::key_groups`: the

@@ -53,8 +53,10 @@ pub mod flink_type;
 #[cfg(feature = "jni")]
 pub mod jni;
 pub mod keyed;
+pub mod keyed_handle;
 mod kernels;
 pub mod operator;
+pub mod row_converter;
 pub mod rows;
 pub mod search;
 pub mod version;
@@ -65,7 +67,15 @@ pub use digest::{sluice_md5, sluice_sha1, sluice_sha2};
 pub use encode::sluice_utf16_to_utf8;
 pub use error::{sluice_last_error, sluice_status};
 pub use keyed::sluice_key_groups;
+pub use keyed_handle::{
+    sluice_keyed, sluice_keyed_advance_watermark, sluice_keyed_create, sluice_keyed_free, sluice_keyed_push,
+    sluice_keyed_restore, sluice_keyed_snapshot, sluice_keyed_snapshot_key_groups, sluice_keyed_state_size,
+};
 pub use search::{sluice_like, sluice_locate, sluice_position, sluice_replace, sluice_split_index};
+pub use row_converter::{
+    sluice_row_converter, sluice_row_converter_arrow_to_rows, sluice_row_converter_create, sluice_row_converter_free,
+    sluice_row_converter_rows_to_arrow,
+};
 pub use rows::{sluice_arrow_to_rows, sluice_rows_to_arrow};
 pub use version::sluice_version;
 

@@ -15,6 +15,7 @@ use crate::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::buffer::sluice_buffer;
 use crate::error::{FfiError, FfiResult};
 use crate::kernels;
+use sluice_transpose::{RowConverter, Rows};
 
 /// Largest valid RowKind byte (`-D`).
 const MAX_ROW_KIND: i8 = 3;
@@ -87,22 +88,44 @@ pub unsafe extern "C" fn sluice_rows_to_arrow(
         let field = read_field(schema, "schema")?;
         require_struct(&field, "schema")?;
         let slot = OutSlot::new(out, out_schema)?;
-        let offs = read_offsets(offsets, n_rows)?;
-        let n = offs.len() - 1;
-        if n > 0 {
-            check_not_null!(out_row_kinds, "out_row_kinds");
-        }
-        let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
-        let bytes: &[u8] = if total == 0 {
-            &[]
-        } else {
-            check_not_null!(data, "data");
-            slice::from_raw_parts(data, total)
-        };
-        let kinds: &mut [i8] = if n == 0 { &mut [] } else { slice::from_raw_parts_mut(out_row_kinds, n) };
-        let (array, out_field) = kernels::rows_to_arrow(bytes, offs, &field, kinds)?;
-        slot.write(array.as_ref(), &out_field, &[])
+        let conv = kernels::converter(&field)?;
+        let out_field = kernels::row_field(&conv)?;
+        decode_rows(&conv, &out_field, data, offsets, n_rows, slot, out_row_kinds)
     })
+}
+
+/// The body of `sluice_rows_to_arrow` once the converter exists.
+///
+/// # Safety
+/// As [`sluice_rows_to_arrow`].
+pub(crate) unsafe fn decode_rows(
+    conv: &RowConverter,
+    out_field: &Field,
+    data: *const u8,
+    offsets: *const i64,
+    n_rows: i64,
+    slot: OutSlot,
+    out_row_kinds: *mut i8,
+) -> FfiResult<()> {
+    // SAFETY: forwarded contract.
+    let offs = unsafe { read_offsets(offsets, n_rows) }?;
+    let n = offs.len() - 1;
+    if n > 0 {
+        check_not_null!(out_row_kinds, "out_row_kinds");
+    }
+    let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
+    let bytes: &[u8] = if total == 0 {
+        &[]
+    } else {
+        check_not_null!(data, "data");
+        // SAFETY: non-NULL, `offsets[n_rows]` readable bytes per the contract.
+        unsafe { slice::from_raw_parts(data, total) }
+    };
+    // SAFETY: non-NULL when n > 0, `n` writable bytes per the contract.
+    let kinds: &mut [i8] = if n == 0 { &mut [] } else { unsafe { slice::from_raw_parts_mut(out_row_kinds, n) } };
+    let array = kernels::rows_to_arrow_with(conv, bytes, offs, kinds)?;
+    // SAFETY: forwarded contract.
+    unsafe { slot.write(array.as_ref(), out_field, &[]) }
 }
 
 /// Encodes a struct array into Flink `BinaryRowData` rows.
@@ -129,30 +152,54 @@ pub unsafe extern "C" fn sluice_arrow_to_rows(
         require_struct(&field, "schema")?;
         check_not_null!(out_data, "out_data");
         check_not_null!(out_offsets, "out_offsets");
-        let values = import(array, field.data_type(), "batch")?;
-        let n = values.len();
-        let kinds: Option<&[i8]> = if row_kinds.is_null() || n == 0 {
-            None
-        } else {
-            Some(slice::from_raw_parts(row_kinds, n))
-        };
-        if let Some((i, k)) = kinds.and_then(|k| k.iter().enumerate().find(|(_, k)| !(0..=MAX_ROW_KIND).contains(*k))) {
-            return Err(FfiError::invalid(format!(
-                "row_kinds[{i}] = {k} is not a Flink RowKind byte (0 +I, 1 -U, 2 +U, 3 -D)"
-            )));
+        let conv = kernels::converter(&field)?;
+        encode_rows(&conv, array, &field, row_kinds, out_data, out_offsets, &mut Rows::default())
+    })
+}
+
+/// The body of `sluice_arrow_to_rows` once the batch is taken, the outputs
+/// checked non-NULL and the converter built; `rows` is scratch space.
+///
+/// # Safety
+/// As [`sluice_arrow_to_rows`].
+pub(crate) unsafe fn encode_rows(
+    conv: &RowConverter,
+    array: FFI_ArrowArray,
+    field: &Field,
+    row_kinds: *const i8,
+    out_data: *mut sluice_buffer,
+    out_offsets: *mut sluice_buffer,
+    rows: &mut Rows,
+) -> FfiResult<()> {
+    // SAFETY: forwarded contract.
+    let values = unsafe { import(array, field.data_type(), "batch") }?;
+    let n = values.len();
+    let kinds: Option<&[i8]> = if row_kinds.is_null() || n == 0 {
+        None
+    } else {
+        // SAFETY: non-NULL, `n` readable bytes per the contract.
+        Some(unsafe { slice::from_raw_parts(row_kinds, n) })
+    };
+    if let Some((i, k)) = kinds.and_then(|k| k.iter().enumerate().find(|(_, k)| !(0..=MAX_ROW_KIND).contains(*k))) {
+        return Err(FfiError::invalid(format!(
+            "row_kinds[{i}] = {k} is not a Flink RowKind byte (0 +I, 1 -U, 2 +U, 3 -D)"
+        )));
+    }
+    kernels::arrow_to_rows_into(conv, &values, kinds, rows)?;
+    let data = sluice_buffer::from_bytes(&rows.data)?;
+    let offsets = match sluice_buffer::from_i64s(&rows.offsets) {
+        Ok(o) => o,
+        Err(e) => {
+            let mut data = data;
+            // SAFETY: a buffer we just filled.
+            unsafe { crate::buffer::sluice_buffer_free(&mut data) };
+            return Err(e);
         }
-        let (data, offsets) = kernels::arrow_to_rows(&values, &field, kinds)?;
-        let data = sluice_buffer::from_bytes(&data)?;
-        let offsets = match sluice_buffer::from_i64s(&offsets) {
-            Ok(o) => o,
-            Err(e) => {
-                let mut data = data;
-                crate::buffer::sluice_buffer_free(&mut data);
-                return Err(e);
-            }
-        };
+    };
+    // SAFETY: both non-NULL (checked by the callers) and writable.
+    unsafe {
         std::ptr::write_unaligned(out_data, data);
         std::ptr::write_unaligned(out_offsets, offsets);
-        Ok(())
-    })
+    }
+    Ok(())
 }

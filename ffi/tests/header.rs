@@ -69,6 +69,35 @@ fn header_declares_the_contract_symbols() {
     }
 }
 
+/// The handle APIs (keyed operators, row converter) keep these exact
+/// declarations: bindings (JNI, ctypes) link them by name.
+#[test]
+fn header_declares_the_handle_symbols() {
+    let header = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include/sluice.h")).unwrap();
+    let flat: String = strip_comments(&header).split_whitespace().collect::<Vec<_>>().join(" ");
+    for decl in [
+        "struct sluice_keyed;",
+        "int32_t sluice_keyed_create(const char *spec, const struct ArrowSchema *schema, struct sluice_keyed **out);",
+        "void sluice_keyed_free(struct sluice_keyed *h);",
+        "int32_t sluice_keyed_push(struct sluice_keyed *h, struct ArrowArray *batch, const struct ArrowSchema *schema, const int8_t *row_kinds, struct ArrowArray *out, struct ArrowSchema *out_schema, struct sluice_buffer *out_row_kinds);",
+        "int32_t sluice_keyed_advance_watermark(struct sluice_keyed *h, int64_t watermark, struct ArrowArray *out, struct ArrowSchema *out_schema, struct sluice_buffer *out_row_kinds);",
+        "int32_t sluice_keyed_snapshot(struct sluice_keyed *h, int32_t first_key_group, int32_t last_key_group, struct sluice_buffer *out);",
+        "int32_t sluice_keyed_snapshot_key_groups(struct sluice_keyed *h, int32_t first_key_group, int32_t last_key_group, struct sluice_buffer *out_data, struct sluice_buffer *out_offsets);",
+        "int32_t sluice_keyed_restore(struct sluice_keyed *h, const uint8_t *bytes, int64_t len, int32_t first_key_group, int32_t last_key_group);",
+        "int32_t sluice_keyed_state_size(struct sluice_keyed *h, int64_t *out_bytes, int64_t *out_keys);",
+        "struct sluice_row_converter;",
+        "int32_t sluice_row_converter_create(const struct ArrowSchema *schema, struct sluice_row_converter **out);",
+        "void sluice_row_converter_free(struct sluice_row_converter *c);",
+        "int32_t sluice_row_converter_rows_to_arrow(struct sluice_row_converter *c, const uint8_t *data, const int64_t *offsets, int64_t n_rows, struct ArrowArray *out, struct ArrowSchema *out_schema, int8_t *out_row_kinds);",
+        "int32_t sluice_row_converter_arrow_to_rows(struct sluice_row_converter *c, struct ArrowArray *batch, const int8_t *row_kinds, struct sluice_buffer *out_data, struct sluice_buffer *out_offsets);",
+        "SLUICE_ERR_STATE_BUDGET = 11,",
+        "SLUICE_ERR_CORRUPT_SNAPSHOT = 12,",
+    ] {
+        let want: String = decl.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(&want), "include/sluice.h lacks `{decl}`");
+    }
+}
+
 /// The header without `/* */` and `//` comments.
 fn strip_comments(src: &str) -> String {
     let mut out = String::with_capacity(src.len());

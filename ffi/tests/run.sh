@@ -6,8 +6,8 @@
 # 1. Rust tests of the crate (panic boundary, last_error, header drift).
 # 2. Builds libsluice.so + libsluice.a (release unless --debug), with the
 #    default features (mimalloc as the global allocator).
-# 3. Compiles ffi/tests/c/test_sluice.c with gcc -Wall -Wextra -Werror
-#    against include/sluice.h, links it once against the .so and once
+# 3. Compiles each C test program (ffi/tests/c/test_*.c) with
+#    gcc -Wall -Wextra -Werror against include/sluice.h, links it once against the .so and once
 #    against the .a, runs both.
 # 4. Runs the suite under valgrind (--leak-check=full, definite leaks and
 #    errors fail) against a build with the system allocator: mimalloc takes
@@ -55,24 +55,31 @@ step "header: C99 -pedantic, C++11, next to another ARROW_C_DATA_INTERFACE defin
 gcc -std=c99 -pedantic "${CFLAGS[@]:1}" -fsyntax-only "$HERE/c/header_coexists.c"
 g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-only "$HERE/c/header_coexists.c"
 
-step "gcc: test_sluice against libsluice.so and libsluice.a"
-gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" -L"$OUT/mimalloc" -lsluice -Wl,-rpath,"$OUT/mimalloc" \
-  -o "$OUT/test_sluice_shared"
-gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" "$OUT/mimalloc/libsluice.a" "${STATIC_LIBS[@]}" \
-  -o "$OUT/test_sluice_static"
-gcc "${CFLAGS[@]}" "$HERE/c/test_sluice.c" -L"$OUT/system" -lsluice -Wl,-rpath,"$OUT/system" \
-  -o "$OUT/test_sluice_valgrind"
+# One program per area: kernels and rows (test_sluice), keyed-operator and
+# row-converter handle (test_keyed, test_row_converter).
+PROGRAMS=(test_sluice test_keyed test_row_converter)
+
+step "gcc: ${PROGRAMS[*]} against libsluice.so and libsluice.a"
+for prog in "${PROGRAMS[@]}"; do
+  gcc "${CFLAGS[@]}" "$HERE/c/$prog.c" -L"$OUT/mimalloc" -lsluice -Wl,-rpath,"$OUT/mimalloc" \
+    -o "$OUT/${prog}_shared"
+  gcc "${CFLAGS[@]}" "$HERE/c/$prog.c" "$OUT/mimalloc/libsluice.a" "${STATIC_LIBS[@]}" \
+    -o "$OUT/${prog}_static"
+  gcc "${CFLAGS[@]}" "$HERE/c/$prog.c" -L"$OUT/system" -lsluice -Wl,-rpath,"$OUT/system" \
+    -o "$OUT/${prog}_valgrind"
+done
 gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$FFI/include" "$HERE/c/bench_call.c" -L"$OUT/mimalloc" -lsluice \
   -Wl,-rpath,"$OUT/mimalloc" -o "$OUT/bench_call"
 
-step "run: shared"
-"$OUT/test_sluice_shared"
-step "run: static"
-"$OUT/test_sluice_static"
-
-step "run: valgrind (shared, system allocator)"
-valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --quiet \
-  "$OUT/test_sluice_valgrind"
+for prog in "${PROGRAMS[@]}"; do
+  step "run: $prog shared"
+  "$OUT/${prog}_shared"
+  step "run: $prog static"
+  "$OUT/${prog}_static"
+  step "run: $prog valgrind (shared, system allocator)"
+  valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --quiet \
+    "$OUT/${prog}_valgrind"
+done
 
 step "pyarrow client"
 if ! python3 -c 'import pyarrow, pytest' 2>/dev/null; then

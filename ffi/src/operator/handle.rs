@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use sluice_keyed::row_kind::row_kinds_from_bytes;
 use sluice_keyed::{
@@ -205,6 +205,22 @@ impl KeyedOperator {
             None => vec![RowKind::Insert; batch.num_rows()],
         };
         self.push(batch, &kinds)
+    }
+
+    /// [`Self::push_bytes`] for a batch arriving as one struct array (how
+    /// the C Data Interface and Arrow Java hand over rows).
+    ///
+    /// # Errors
+    /// A struct array with NULL rows (a Flink row is never NULL), then as
+    /// [`Self::push_bytes`].
+    pub fn push_struct(&mut self, batch: &StructArray, row_kinds: Option<&[u8]>) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+        if batch.null_count() > 0 {
+            return Err(FfiError::invalid(format!(
+                "batch has {} NULL rows; a Flink row cannot be NULL",
+                batch.null_count()
+            )));
+        }
+        self.push_bytes(&RecordBatch::from(batch.clone()), row_kinds)
     }
 
     /// Advances the event-time watermark to `watermark` (epoch millis) and

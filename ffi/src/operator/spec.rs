@@ -9,7 +9,8 @@
 //! bool      := "true" | "false"
 //!
 //! every operator:
-//!   keys=columns              the key (GROUP BY / primary key / PARTITION BY); required
+//!   keys=columns              the key (GROUP BY / primary key / PARTITION BY); required;
+//!                             group_agg also takes `keys=` (empty: a global aggregate)
 //!   max_parallelism=1..32768  Flink max parallelism: key groups of snapshots; default 128
 //!   budget=bytes              retained-state budget; default none
 //!   update_before=bool        emit -U before +U (generateUpdateBefore); default true
@@ -22,6 +23,12 @@
 //!   order=proctime|rowtime(c) default proctime; c: Int64 or Timestamp(ms) column
 //!   insert=bool               emit +I for a key's first row (generateInsert); default true
 //! ```
+//!
+//! Output rows: `group_agg` emits the key columns (input fields) then one
+//! column per aggregate, named `<function>_<input column index>` with the
+//! function's name lower-cased without underscores (`sum_3`,
+//! `firstvalue_1`; `count(*)` is `countstar_<aggregate position>`);
+//! `normalize` and `dedup` emit rows of the input schema.
 //!
 //! Examples: `group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576`,
 //! `normalize keys=id max_parallelism=256`, `dedup keys=0 keep=last order=rowtime(3)`.
@@ -112,7 +119,11 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
     let get = |name: &str| opts.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
     let require = |name: &str| get(name).ok_or_else(|| spec_err(format!("{op} needs `{name}=`")));
 
-    let keys = columns(require("keys")?, schema, "keys")?;
+    let keys = match require("keys")? {
+        // A global aggregate: Flink keys it by the empty row (one group).
+        "" if op == "group_agg" => Vec::new(),
+        k => columns(k, schema, "keys")?,
+    };
     let max_parallelism = match get("max_parallelism") {
         None => 128,
         Some(v) => v
@@ -240,6 +251,8 @@ mod tests {
             g.kind,
             SpecKind::GroupAgg { aggs: vec![AggSpec::count_star(), AggSpec::sum(2), AggSpec::max(1)], retractable: true }
         );
+        let global = parse("group_agg keys= aggs=count(*)", &s).unwrap();
+        assert!(global.keys.is_empty());
         let n = parse("  normalize   keys=id update_before=false ", &s).unwrap();
         assert_eq!((n.kind, n.keys, n.max_parallelism, n.budget, n.update_before), (SpecKind::Normalize, vec![0], 128, None, false));
         let d = parse("dedup keys=1 keep=first order=rowtime(ts) insert=false", &s).unwrap();
@@ -260,6 +273,7 @@ mod tests {
             ("normalize keys=4", "column 4 is out of range (the schema has 4 fields)"),
             ("normalize keys=nope", "no field named `nope`"),
             ("normalize keys=", "keys= is empty"),
+            ("dedup keys= keep=first", "keys= is empty"),
             ("normalize keys=0 max_parallelism=0", "max_parallelism=`0`"),
             ("normalize keys=0 max_parallelism=32769", "max_parallelism=`32769`"),
             ("normalize keys=0 budget=-1", "budget=`-1`"),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, StructArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use sluice_keyed::{key_groups, KeyGroupRange, RowKind};
 
@@ -81,6 +81,27 @@ fn group_agg_matches_a_naive_group_by() {
     assert_eq!(md(1), "BIGINT NOT NULL");
     assert_eq!(md(3), "BIGINT");
     assert!(op.output_field().metadata().get("flink.type").unwrap().starts_with("ROW<"));
+}
+
+/// `keys=` empty: Flink's global aggregate, one group keyed by the empty
+/// row, whose key group is that of the 8-byte empty `BinaryRowData`.
+#[test]
+fn global_aggregate_is_one_group() {
+    let rows = many();
+    let mut op = KeyedOperator::new(schema(), "group_agg keys= aggs=count(*),sum(v)").unwrap();
+    let (out, kinds) = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap();
+    assert_eq!(out.num_columns(), 2);
+    let last = kinds.len() - 1;
+    assert_eq!(kinds[last], RowKind::UpdateAfter);
+    assert_eq!(ints(&out, 0)[last], Some(rows.len() as i64));
+    assert_eq!(ints(&out, 1)[last], Some(rows.iter().filter_map(|r| r.1).sum::<i64>()));
+    assert_eq!(op.num_keys(), 1);
+    let blobs = op.snapshot_key_groups(KeyGroupRange::all(128)).unwrap();
+    // Flink: BinaryRowData of arity 0 is 8 zero bytes; hashCode =
+    // MurmurHashUtils.hashBytesByWords(8 zero bytes), then murmurHash % 128.
+    let kg = sluice_keyed::key_group_for_hash(sluice_keyed::hash_binary_row(&[0u8; 8]).unwrap(), 128);
+    let nonempty: Vec<usize> = (0..128).filter(|i| !blobs[*i].is_empty()).collect();
+    assert_eq!(nonempty, vec![kg as usize]);
 }
 
 #[test]
@@ -232,6 +253,20 @@ fn refusals_carry_their_codes() {
     let e = fresh.restore(&[&d.snapshot(all).unwrap()], all).unwrap_err();
     assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT, "{}", e.message);
     assert_eq!(fresh.num_keys(), 0);
+
+    // A struct batch with a NULL row is refused; without, it is a push.
+    let rows = batch(&[("a", Some(1), 0), ("b", Some(2), 0)]);
+    let mut n = KeyedOperator::new(schema(), "normalize keys=0").unwrap();
+    let with_null = StructArray::try_new(
+        rows.schema().fields().clone(),
+        rows.columns().to_vec(),
+        Some(arrow_buffer::NullBuffer::from(vec![true, false])),
+    )
+    .unwrap();
+    let e = n.push_struct(&with_null, None).unwrap_err();
+    assert!(e.message.contains("1 NULL rows"), "{}", e.message);
+    let (out, k) = n.push_struct(&StructArray::from(rows), Some(&[0, 0])).unwrap();
+    assert_eq!((out.num_rows(), k), (2, vec![RowKind::Insert; 2]));
 
     for (a, b) in [(-1, 3), (5, 4), (0, 128)] {
         assert_eq!(g.key_group_range(a, b).unwrap_err().code, SLUICE_ERR_INVALID_ARGUMENT);

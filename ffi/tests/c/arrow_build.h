@@ -26,7 +26,7 @@ struct ta_private {
   const void *ptrs[TA_MAX_BUFFERS];
 };
 
-static void ta_release(struct ArrowArray *a) {
+static inline void ta_release(struct ArrowArray *a) {
   struct ta_private *p = (struct ta_private *)a->private_data;
   if (p->release_count) (*p->release_count)++;
   for (int i = 0; i < p->n_buffers; i++) free(p->owned[i]);
@@ -40,7 +40,7 @@ static void ta_release(struct ArrowArray *a) {
 }
 
 /* Starts an array of `length` rows at `offset` with `n_buffers` buffers. */
-static struct ta_private *ta_init(struct ArrowArray *a, int64_t length, int64_t offset, int n_buffers,
+static inline struct ta_private *ta_init(struct ArrowArray *a, int64_t length, int64_t offset, int n_buffers,
                                   int *release_count) {
   struct ta_private *p = (struct ta_private *)calloc(1, sizeof *p);
   p->release_count = release_count;
@@ -56,13 +56,13 @@ static struct ta_private *ta_init(struct ArrowArray *a, int64_t length, int64_t 
   return p;
 }
 
-static void ta_set_buffer(struct ta_private *p, int i, void *owned) {
+static inline void ta_set_buffer(struct ta_private *p, int i, void *owned) {
   p->owned[i] = owned;
   p->ptrs[i] = owned;
 }
 
 /* Validity bitmap from `vals` (NULL entries are NULL rows); NULL if none. */
-static uint8_t *ta_validity(const char *const *vals, int n) {
+static inline uint8_t *ta_validity(const char *const *vals, int n) {
   int any_null = 0;
   for (int i = 0; i < n; i++) any_null |= vals[i] == NULL;
   if (!any_null) return NULL;
@@ -75,7 +75,7 @@ static uint8_t *ta_validity(const char *const *vals, int n) {
 /* Utf8 (large == 0) or LargeUtf8 (large == 1) array of the `n` strings
  * `vals` (NULL = NULL row). The first `offset` rows are padding the array
  * is sliced past (offset > 0 makes a sliced array). */
-static void make_strings(struct ArrowArray *a, const char *const *vals, int n, int64_t offset, int large,
+static inline void make_strings(struct ArrowArray *a, const char *const *vals, int n, int64_t offset, int large,
                          int *release_count) {
   int total_rows = n + (int)offset;
   const char **all = (const char **)calloc((size_t)total_rows + 1, sizeof *all);
@@ -108,13 +108,13 @@ static void make_strings(struct ArrowArray *a, const char *const *vals, int n, i
   free(all);
 }
 
-static void make_utf8(struct ArrowArray *a, const char *const *vals, int n, int *release_count) {
+static inline void make_utf8(struct ArrowArray *a, const char *const *vals, int n, int *release_count) {
   make_strings(a, vals, n, 0, 0, release_count);
 }
 
 /* Utf8View array: strings of up to 12 bytes inline, longer ones in one
  * variadic data buffer. */
-static void make_utf8_view(struct ArrowArray *a, const char *const *vals, int n, int *release_count) {
+static inline void make_utf8_view(struct ArrowArray *a, const char *const *vals, int n, int *release_count) {
   if (n < 0) n = 0;
   size_t bytes = 0;
   for (int i = 0; i < n; i++)
@@ -148,7 +148,7 @@ static void make_utf8_view(struct ArrowArray *a, const char *const *vals, int n,
 }
 
 /* Int32 array; `valid` may be NULL (all valid). */
-static void make_int32(struct ArrowArray *a, const int32_t *vals, const int *valid, int n, int *release_count) {
+static inline void make_int32(struct ArrowArray *a, const int32_t *vals, const int *valid, int n, int *release_count) {
   struct ta_private *p = ta_init(a, n, 0, 2, release_count);
   if (valid) {
     uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
@@ -161,9 +161,28 @@ static void make_int32(struct ArrowArray *a, const int32_t *vals, const int *val
   ta_set_buffer(p, 1, data);
 }
 
+/* Int64 array; `valid` may be NULL (all valid). */
+static inline void make_int64(struct ArrowArray *a, const int64_t *vals, const int *valid, int n, int *release_count) {
+  struct ta_private *p = ta_init(a, n, 0, 2, release_count);
+  if (valid) {
+    uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
+    for (int i = 0; i < n; i++)
+      if (valid[i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    ta_set_buffer(p, 0, bits);
+  }
+  int64_t *data = (int64_t *)malloc(sizeof(int64_t) * ((size_t)n ? (size_t)n : 1));
+  if (n) memcpy(data, vals, sizeof(int64_t) * (size_t)n);
+  ta_set_buffer(p, 1, data);
+}
+
+/* Row `i` of an Int64 array (offset honoured). */
+static inline int64_t int64_value(const struct ArrowArray *a, int64_t i) {
+  return ((const int64_t *)a->buffers[1])[i + a->offset];
+}
+
 /* Struct array of `length` rows (no NULL rows) over `n` children, which are
  * moved in: `kids[i]` are built arrays, copied into owned heap structs. */
-static void make_struct(struct ArrowArray *a, struct ArrowArray *kids, int n, int64_t length, int *release_count) {
+static inline void make_struct(struct ArrowArray *a, struct ArrowArray *kids, int n, int64_t length, int *release_count) {
   struct ta_private *p = ta_init(a, length, 0, 1, release_count);
   p->n_children = n;
   p->children = (struct ArrowArray **)malloc(sizeof(struct ArrowArray *) * (size_t)(n ? n : 1));
@@ -185,7 +204,7 @@ struct ts_private {
   struct ArrowSchema **children;
 };
 
-static void ts_release(struct ArrowSchema *s) {
+static inline void ts_release(struct ArrowSchema *s) {
   struct ts_private *p = (struct ts_private *)s->private_data;
   for (int64_t i = 0; i < s->n_children; i++) {
     if (s->children[i]->release) s->children[i]->release(s->children[i]);
@@ -199,7 +218,7 @@ static void ts_release(struct ArrowSchema *s) {
   s->release = NULL;
 }
 
-static char *dup_str(const char *s) {
+static inline char *dup_str(const char *s) {
   size_t l = strlen(s) + 1;
   char *d = (char *)malloc(l);
   memcpy(d, s, l);
@@ -207,7 +226,7 @@ static char *dup_str(const char *s) {
 }
 
 /* Arrow metadata blob holding one pair flink.type = `flink_type`. */
-static char *flink_metadata(const char *flink_type) {
+static inline char *flink_metadata(const char *flink_type) {
   const char *key = "flink.type";
   int32_t n = 1, kl = (int32_t)strlen(key), vl = (int32_t)strlen(flink_type);
   char *m = (char *)malloc(12 + (size_t)kl + (size_t)vl);
@@ -221,7 +240,7 @@ static char *flink_metadata(const char *flink_type) {
 
 /* A schema of `format` (e.g. "u", "U", "vu", "i", "+s"), nullable, with
  * `flink_type` metadata unless NULL, and `n_children` children (taken). */
-static void make_schema_with_children(struct ArrowSchema *s, const char *format, const char *name,
+static inline void make_schema_with_children(struct ArrowSchema *s, const char *format, const char *name,
                                       const char *flink_type, int64_t n_children,
                                       struct ArrowSchema **children) {
   struct ts_private *p = (struct ts_private *)calloc(1, sizeof *p);
@@ -240,13 +259,13 @@ static void make_schema_with_children(struct ArrowSchema *s, const char *format,
   s->private_data = p;
 }
 
-static void make_schema(struct ArrowSchema *s, const char *format, const char *flink_type) {
+static inline void make_schema(struct ArrowSchema *s, const char *format, const char *flink_type) {
   make_schema_with_children(s, format, "arg", flink_type, 0, NULL);
 }
 
 /* Struct schema over `n` fields named `names`, formats `formats`, flink
  * types `flink_types` (entries may be NULL). */
-static void make_struct_schema(struct ArrowSchema *s, int n, const char *const *names, const char *const *formats,
+static inline void make_struct_schema(struct ArrowSchema *s, int n, const char *const *names, const char *const *formats,
                                const char *const *flink_types) {
   struct ArrowSchema **children = (struct ArrowSchema **)malloc(sizeof(struct ArrowSchema *) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) {
@@ -260,7 +279,7 @@ static void make_struct_schema(struct ArrowSchema *s, int n, const char *const *
 
 /* The value of metadata key `key` of schema `s` (a pointer into the blob,
  * `*len` bytes), or NULL. */
-static const char *schema_metadata(const struct ArrowSchema *s, const char *key, int32_t *len) {
+static inline const char *schema_metadata(const struct ArrowSchema *s, const char *key, int32_t *len) {
   if (!s->metadata) return NULL;
   const char *m = s->metadata;
   int32_t n;
@@ -281,7 +300,7 @@ static const char *schema_metadata(const struct ArrowSchema *s, const char *key,
   return NULL;
 }
 
-static int is_valid_row(const struct ArrowArray *a, int64_t i) {
+static inline int is_valid_row(const struct ArrowArray *a, int64_t i) {
   const uint8_t *bits = (const uint8_t *)a->buffers[0];
   if (!bits) return 1;
   int64_t j = i + a->offset;
@@ -289,7 +308,7 @@ static int is_valid_row(const struct ArrowArray *a, int64_t i) {
 }
 
 /* Row `i` of a Utf8 array (offset honoured): pointer + length. */
-static const char *utf8_value(const struct ArrowArray *a, int64_t i, int32_t *len) {
+static inline const char *utf8_value(const struct ArrowArray *a, int64_t i, int32_t *len) {
   const int32_t *offs = (const int32_t *)a->buffers[1];
   const char *data = (const char *)a->buffers[2];
   int64_t j = i + a->offset;
@@ -297,7 +316,7 @@ static const char *utf8_value(const struct ArrowArray *a, int64_t i, int32_t *le
   return data + offs[j];
 }
 
-static void release_out(struct ArrowArray *out, struct ArrowSchema *out_schema) {
+static inline void release_out(struct ArrowArray *out, struct ArrowSchema *out_schema) {
   if (out->release) out->release(out);
   if (out_schema->release) out_schema->release(out_schema);
 }

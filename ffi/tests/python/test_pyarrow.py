@@ -333,3 +333,164 @@ def test_like_with_escape():
     result, field = _call_n(LIB.sluice_like, [pa.array(values), pa.array(["a!_c"])], extra=[b"!"])
     assert result.to_pylist() == [True, False, None, False]
     assert field.metadata[b"flink.type"] == b"BOOLEAN"
+
+
+# ---------------------------------------------------------------------------
+# Keyed operator handles (sluice_keyed_*)
+# ---------------------------------------------------------------------------
+
+SLUICE_ERR_STATE_BUDGET = 11
+SLUICE_ERR_CORRUPT_SNAPSHOT = 12
+
+
+class Buffer(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p), ("len", ctypes.c_int64), ("cap", ctypes.c_int64)]
+
+    def take(self):
+        """The bytes, then frees the library's buffer."""
+        data = ctypes.string_at(self.ptr, self.len) if self.len else b""
+        LIB.sluice_buffer_free(ctypes.byref(self))
+        return data
+
+
+def _keyed_signatures():
+    i32, i64, p = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
+    B = ctypes.POINTER(Buffer)
+    LIB.sluice_buffer_free.argtypes = [B]
+    LIB.sluice_buffer_free.restype = None
+    LIB.sluice_keyed_create.argtypes = [ctypes.c_char_p, S, ctypes.POINTER(p)]
+    LIB.sluice_keyed_push.argtypes = [p, A, S, ctypes.c_char_p, A, S, B]
+    LIB.sluice_keyed_snapshot.argtypes = [p, i32, i32, B]
+    LIB.sluice_keyed_restore.argtypes = [p, ctypes.c_char_p, i64, i32, i32]
+    LIB.sluice_keyed_free.argtypes = [p]
+    LIB.sluice_keyed_free.restype = None
+    for f in ("create", "push", "snapshot", "restore"):
+        getattr(LIB, "sluice_keyed_" + f).restype = i32
+
+
+_keyed_signatures()
+
+
+class Keyed:
+    """A keyed operator handle driven with pyarrow struct arrays."""
+
+    def __init__(self, spec, schema):
+        self.schema = ArrowSchema()
+        pa.field("row", pa.struct(list(schema)), nullable=False)._export_to_c(ctypes.addressof(self.schema))
+        self.h = ctypes.c_void_p()
+        rc = LIB.sluice_keyed_create(spec.encode(), ctypes.byref(self.schema), ctypes.byref(self.h))
+        if rc != SLUICE_OK:
+            RELEASE_SCHEMA(self.schema.release)(ctypes.byref(self.schema))
+            raise SluiceError(rc, LIB.sluice_last_error().decode())
+
+    def push(self, batch, kinds=None):
+        arr = ArrowArray()
+        batch._export_to_c(ctypes.addressof(arr))
+        out, out_schema, out_kinds = ArrowArray(), ArrowSchema(), Buffer()
+        rc = LIB.sluice_keyed_push(
+            self.h, ctypes.byref(arr), ctypes.byref(self.schema), bytes(kinds) if kinds is not None else None,
+            ctypes.byref(out), ctypes.byref(out_schema), ctypes.byref(out_kinds),
+        )
+        assert arr.release is None, "batch not moved into the callee"
+        if rc != SLUICE_OK:
+            raise SluiceError(rc, LIB.sluice_last_error().decode())
+        field = pa.Field._import_from_c(ctypes.addressof(out_schema))
+        result = pa.Array._import_from_c(ctypes.addressof(out), field.type)
+        return result, list(out_kinds.take()), field
+
+    def snapshot(self, first=0, last=127):
+        buf = Buffer()
+        rc = LIB.sluice_keyed_snapshot(self.h, first, last, ctypes.byref(buf))
+        assert rc == SLUICE_OK, LIB.sluice_last_error()
+        return buf.take()
+
+    def restore(self, data, first=0, last=127):
+        rc = LIB.sluice_keyed_restore(self.h, data, len(data), first, last)
+        if rc != SLUICE_OK:
+            raise SluiceError(rc, LIB.sluice_last_error().decode())
+
+    def close(self):
+        LIB.sluice_keyed_free(self.h)
+        self.h = ctypes.c_void_p()
+        RELEASE_SCHEMA(self.schema.release)(ctypes.byref(self.schema))
+
+
+def apply_changelog(view, result, kinds):
+    """Materialises a changelog: +I/+U put the row, -U/-D remove exactly it."""
+    for row, kind in zip(result.to_pylist(), kinds):
+        key = row["k"]
+        if kind in (0, 2):
+            assert kind == 2 or key not in view, f"+I for a key already in the view: {row}"
+            view[key] = row
+        else:
+            assert view.pop(key) == row, f"retraction of a row that is not the current one: {row}"
+
+
+def reference_group_by(rows):
+    groups = {}
+    for k, v in rows:
+        groups.setdefault(k, []).append(v)
+    out = {}
+    for k, vs in groups.items():
+        nn = [v for v in vs if v is not None]
+        out[k] = {"k": k, "countstar_0": len(vs), "sum_1": sum(nn) if nn else None,
+                  "min_1": min(nn) if nn else None, "max_1": max(nn) if nn else None}
+    return out
+
+
+def test_group_agg_changelog_materialises_to_python_group_by():
+    rng = random.Random(7)
+    schema = [pa.field("k", pa.string()), pa.field("v", pa.int64())]
+    spec = "group_agg keys=k aggs=count(*),sum(v),min(v),max(v)"
+    rows = [(rng.choice(["a", "b", "ü", "long key 0123456789"]), rng.choice([None, rng.randrange(-50, 50)]))
+            for _ in range(300)]
+    op = Keyed(spec, schema)
+    # Batch 1: inserts, exported as a slice of a larger struct array.
+    padded = [("pad", 0)] + rows + [("pad", 0)]
+    arr = pa.StructArray.from_arrays(
+        [pa.array([r[0] for r in padded]), pa.array([r[1] for r in padded], pa.int64())], fields=schema
+    ).slice(1, len(rows))
+    view = {}
+    result, kinds, field = op.push(arr)
+    assert result.offset == 0
+    assert field.type.field("countstar_0").metadata[b"flink.type"] == b"BIGINT NOT NULL"
+    apply_changelog(view, result, kinds)
+    assert view == reference_group_by(rows)
+
+    # Snapshot, restore into a new handle, continue there with retractions
+    # of some batch-1 rows plus new inserts.
+    restored = Keyed(spec, schema)
+    restored.restore(op.snapshot())
+    op.close()
+    gone = rng.sample(range(len(rows)), 120)
+    new = [("c", 5), ("a", None)]
+    batch2 = [rows[i] for i in gone] + new
+    arr2 = pa.StructArray.from_arrays(
+        [pa.array([r[0] for r in batch2]), pa.array([r[1] for r in batch2], pa.int64())], fields=schema
+    )
+    result, kinds, _ = restored.push(arr2, [3] * len(gone) + [0] * len(new))
+    apply_changelog(view, result, kinds)
+    remaining = [r for i, r in enumerate(rows) if i not in set(gone)] + new
+    assert view == reference_group_by(remaining)
+
+    with pytest.raises(SluiceError) as e:
+        restored.restore(b"SLKS not really a snapshot, long enough to pass the length check")
+    assert e.value.code == SLUICE_ERR_CORRUPT_SNAPSHOT
+    restored.close()
+
+    with pytest.raises(SluiceError) as e:
+        Keyed("group_agg keys=k", schema)
+    assert e.value.code == SLUICE_ERR_INVALID_ARGUMENT
+    assert "group_agg needs `aggs=`" in e.value.message
+
+
+def test_state_budget_is_its_own_error_code():
+    schema = [pa.field("k", pa.string()), pa.field("v", pa.int64())]
+    op = Keyed("normalize keys=k budget=300", schema)
+    keys = [f"key {i}" for i in range(50)]
+    arr = pa.StructArray.from_arrays([pa.array(keys), pa.array(range(50), pa.int64())], fields=schema)
+    with pytest.raises(SluiceError) as e:
+        op.push(arr, [0] * 50)
+    assert e.value.code == SLUICE_ERR_STATE_BUDGET
+    assert "budget is 300" in e.value.message
+    op.close()

@@ -1,0 +1,55 @@
+/*
+ * The tiny test harness shared by the C test programs of libsluice: CHECK
+ * records a failure with the library's last error, RUN runs one test and
+ * counts it, SKIP_IF_NOT_AVAILABLE skips a success path whose kernel is not
+ * in the build. Included once per program.
+ */
+#ifndef SLUICE_TEST_CHECK_H
+#define SLUICE_TEST_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sluice.h"
+
+static int passed, failed, skipped;
+static int test_ok, test_skip;
+static const char *current_test = "";
+
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fprintf(stderr, " [last_error: %s]\n", sluice_last_error());    \
+      test_ok = 0;                                                    \
+    }                                                                 \
+  } while (0)
+
+/* Skips the rest of a success-path test when the function is not built. */
+#define SKIP_IF_NOT_AVAILABLE(rc)                                     \
+  do {                                                                \
+    if ((rc) == SLUICE_ERR_NOT_AVAILABLE) {                           \
+      printf("SKIP %s: %s\n", current_test, sluice_last_error());     \
+      test_skip = 1;                                                  \
+      return;                                                         \
+    }                                                                 \
+  } while (0)
+
+#define RUN(t)                              \
+  do {                                      \
+    test_ok = 1;                            \
+    test_skip = 0;                          \
+    current_test = #t;                      \
+    t();                                    \
+    if (test_skip) skipped++;               \
+    else if (test_ok) passed++;             \
+    else {                                  \
+      failed++;                             \
+      fprintf(stderr, "FAILED %s\n", #t);   \
+    }                                       \
+  } while (0)
+
+static inline int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+#endif /* SLUICE_TEST_CHECK_H */
