@@ -1,0 +1,130 @@
+package io.sluice.jni;
+
+import java.util.List;
+
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
+
+/**
+ * One native keyed operator (group aggregate, changelog normalize or
+ * dedup; ffi/src/jni/keyed.rs over ffi/src/operator): rows in, changelog
+ * rows out, state snapshotted and restored per Flink key group.
+ *
+ * <p>The spec grammar is documented in ffi/src/operator/spec.rs, e.g.
+ * {@code group_agg keys=0 aggs=count(*),sum(2) max_parallelism=128}. Key
+ * groups are Flink's for the {@code BinaryRowData} projection of the key
+ * columns (see {@link io.sluice.flink.keyed.KeyProjection}).
+ *
+ * <p>Not thread-safe: one instance per operator subtask.
+ */
+public final class KeyedNative extends NativeHandle {
+    private final RowType inputType;
+
+    private KeyedNative(long address, RowType inputType) {
+        super(address, KeyedNative::free);
+        this.inputType = inputType;
+    }
+
+    /**
+     * @param spec the operator spec
+     * @param inputType the input rows' type
+     * @return the operator
+     * @throws SluiceException for a bad spec or an unsupported type
+     */
+    public static KeyedNative create(String spec, RowType inputType) {
+        NativeLibrary.load();
+        List<RowType.RowField> fields = inputType.getFields();
+        String[] names = new String[fields.size()];
+        String[] types = new String[fields.size()];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = fields.get(i).getName();
+            types[i] = fields.get(i).getType().asSerializableString();
+        }
+        return new KeyedNative(create(spec, names, types), inputType);
+    }
+
+    /** @return the input type this operator was created with */
+    public RowType inputType() {
+        return inputType;
+    }
+
+    /**
+     * @param names the output field names (one per output field)
+     * @return the type of the emitted rows
+     */
+    public RowType outputType(List<String> names) {
+        String[] types = outputTypes(address());
+        if (names.size() != types.length) {
+            throw new IllegalArgumentException(types.length + " output fields, " + names.size() + " names given");
+        }
+        LogicalType[] t = new LogicalType[types.length];
+        for (int i = 0; i < t.length; i++) {
+            t[i] = LogicalTypeParser.parse(types[i], KeyedNative.class.getClassLoader());
+        }
+        return RowType.of(t, names.toArray(new String[0]));
+    }
+
+    /**
+     * Pushes a batch (RowKinds from the row headers).
+     *
+     * @param batch the rows
+     * @return the emitted changelog rows
+     */
+    public RowBlock process(RowBatch batch) {
+        return process(address(), batch.segments(), batch.numSegments(), batch.rowSegment(), batch.rowOffset(),
+                batch.rowSize(), batch.numRows());
+    }
+
+    /**
+     * @param batch rows
+     * @return the native key group of each row's key (state unchanged)
+     */
+    public int[] keyGroups(RowBatch batch) {
+        return keyGroups(address(), batch.segments(), batch.numSegments(), batch.rowSegment(), batch.rowOffset(),
+                batch.rowSize(), batch.numRows());
+    }
+
+    /**
+     * @param first first key group
+     * @param last last key group (inclusive)
+     * @return one blob per key group of the range ({@code byte[0]}: no state)
+     */
+    public byte[][] snapshotKeyGroups(int first, int last) {
+        return snapshotKeyGroups(address(), first, last);
+    }
+
+    /**
+     * Adds the state of the blobs whose key group lies in the range.
+     *
+     * @param first first key group of this subtask
+     * @param last last key group (inclusive)
+     * @param blobs blobs from {@link #snapshotKeyGroups} of any subtask
+     */
+    public void restore(int first, int last, byte[][] blobs) {
+        restore(address(), first, last, blobs);
+    }
+
+    /** @return retained native state bytes */
+    public long retainedBytes() {
+        return retainedBytes(address());
+    }
+
+    private static native long create(String spec, String[] names, String[] types);
+
+    private static native String[] outputTypes(long handle);
+
+    private static native RowBlock process(long handle, Object[] segments, int numSegments, int[] rowSegment,
+            int[] rowOffset, int[] rowSize, int numRows);
+
+    private static native int[] keyGroups(long handle, Object[] segments, int numSegments, int[] rowSegment,
+            int[] rowOffset, int[] rowSize, int numRows);
+
+    private static native byte[][] snapshotKeyGroups(long handle, int first, int last);
+
+    private static native void restore(long handle, int first, int last, byte[][] blobs);
+
+    private static native long retainedBytes(long handle);
+
+    private static native void free(long handle);
+}

@@ -1,0 +1,193 @@
+package io.sluice.flink.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.keyed.KeyedStreams;
+
+/**
+ * Stock Flink SQL vs the native keyed operators on the same generated
+ * {@code RowData} stream (k STRING with 65,536 distinct keys, v BIGINT, s STRING):
+ * {@code GROUP BY k} with COUNT(*), SUM(v), MIN(s), MAX(s), and keep-last dedup
+ * (ROW_NUMBER() OVER (PARTITION BY k ORDER BY PROCTIME() DESC) = 1).
+ *
+ * <p>Both sides: generator (parallelism 1) → keyed exchange → operator →
+ * a sink that drops rows (stock: the SQL blackhole connector, which asks for
+ * no UPDATE_BEFORE; native: DiscardingSink with update_before=false, the
+ * same changelog). Same JVM, one MiniCluster, warm-up pairs then
+ * alternating pairs; the figure is rows per second of whole jobs.
+ *
+ * <pre>
+ *   java/target: mvn -Pflink-1.20 test-compile, then
+ *   java -cp ... io.sluice.flink.bench.KeyedBenchmark [rows] [pairs] [batchSize]
+ * </pre>
+ */
+public final class KeyedBenchmark {
+    static final int KEYS = 65_536;
+    static final RowType TYPE = RowType.of(
+            new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH)},
+            new String[] {"k", "v", "s"});
+
+    /** Row i: key (i * 40503) mod 65,536, v = i mod 1000 (NULL every 97th), s one of 4,096 strings. */
+    static final class Gen implements GeneratorFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private transient StringData[] keys;
+        private transient StringData[] strings;
+
+        @Override
+        public RowData map(Long index) {
+            if (keys == null) {
+                keys = new StringData[KEYS];
+                for (int i = 0; i < KEYS; i++) {
+                    keys[i] = StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i));
+                }
+                strings = new StringData[4096];
+                for (int i = 0; i < strings.length; i++) {
+                    strings[i] = StringData.fromString("value " + i * 7919);
+                }
+            }
+            long i = index;
+            GenericRowData r = new GenericRowData(3);
+            r.setField(0, keys[(int) ((i * 40503) & (KEYS - 1))]);
+            r.setField(1, i % 97 == 0 ? null : i % 1000);
+            r.setField(2, strings[(int) ((i * 31) & 4095)]);
+            return r;
+        }
+    }
+
+    static DataStream<RowData> source(StreamExecutionEnvironment env, long rows) {
+        DataGeneratorSource<RowData> src = new DataGeneratorSource<>(new Gen(), rows, RateLimiterStrategy.noOp(),
+                InternalTypeInfo.of(TYPE));
+        return env.fromSource(src, WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
+    }
+
+    static StreamExecutionEnvironment env() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        return env;
+    }
+
+    static double stock(String which, long rows) throws Exception {
+        StreamExecutionEnvironment env = env();
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        DataStream<RowData> src = source(env, rows);
+        long t0 = System.nanoTime();
+        if (which.equals("groupby")) {
+            tEnv.createTemporaryView("src", tEnv.fromDataStream(src));
+            tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, c BIGINT, sv BIGINT, mins STRING, maxs STRING) "
+                    + "WITH ('connector' = 'blackhole')");
+            tEnv.executeSql("INSERT INTO snk SELECT k, COUNT(*), SUM(v), MIN(s), MAX(s) FROM src GROUP BY k").await();
+        } else {
+            tEnv.createTemporaryView("src", tEnv.fromDataStream(src,
+                    Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
+            tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, v BIGINT, s STRING) WITH ('connector' = 'blackhole')");
+            tEnv.executeSql("INSERT INTO snk SELECT k, v, s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+                    + "ORDER BY pt DESC) AS rn FROM src) WHERE rn = 1").await();
+        }
+        return rows / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    static double sluice(String which, long rows, int batchSize) throws Exception {
+        StreamExecutionEnvironment env = env();
+        DataStream<RowData> src = source(env, rows);
+        int[] keys = {0};
+        String spec;
+        List<String> names;
+        if (which.equals("groupby")) {
+            spec = KeyedSpecs.groupAgg(TYPE, keys, List.of("COUNT(*)", "SUM(v)", "MIN(s)", "MAX(s)"));
+            names = List.of("k", "c", "sv", "mins", "maxs");
+        } else {
+            spec = KeyedSpecs.dedup(keys, true);
+            names = List.of("k", "v", "s");
+        }
+        spec += " update_before=false";
+        RowType out = KeyedStreams.outputType(spec, TYPE, names);
+        Configuration conf = new Configuration();
+        conf.set(SluiceOptions.BATCH_SIZE, batchSize);
+        KeyedStreams.apply(src, TYPE, keys, spec, out, conf, "sluice-" + which).sinkTo(new DiscardingSink<>());
+        long t0 = System.nanoTime();
+        env.execute("sluice-" + which);
+        return rows / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    static double baseline(long rows) throws Exception {
+        StreamExecutionEnvironment env = env();
+        source(env, rows).keyBy(r -> r.getString(0).toString()).map(r -> r).returns(InternalTypeInfo.of(TYPE))
+                .sinkTo(new DiscardingSink<>());
+        long t0 = System.nanoTime();
+        env.execute("baseline");
+        return rows / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(Double::compare);
+        return s.get(s.size() / 2);
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
+        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        int batchSize = args.length > 2 ? Integer.parseInt(args[2]) : 8192;
+        Configuration conf = new Configuration();
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        cluster.start();
+        TestStreamEnvironment.setAsContext(cluster, 1);
+        try {
+            System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair), batch %d, %d keys%n", rows, pairs,
+                    batchSize, KEYS);
+            for (String which : new String[] {"groupby", "dedup-last"}) {
+                stock(which, rows);
+                sluice(which, rows, batchSize);
+                List<Double> s = new ArrayList<>();
+                List<Double> n = new ArrayList<>();
+                List<Double> ratios = new ArrayList<>();
+                for (int p = 0; p < pairs; p++) {
+                    boolean nativeFirst = p % 2 == 1;
+                    double a = nativeFirst ? sluice(which, rows, batchSize) : stock(which, rows);
+                    double b = nativeFirst ? stock(which, rows) : sluice(which, rows, batchSize);
+                    double st = nativeFirst ? b : a;
+                    double nt = nativeFirst ? a : b;
+                    s.add(st);
+                    n.add(nt);
+                    ratios.add(nt / st);
+                    System.out.printf(Locale.ROOT, "  %s pair %d: stock %.0f rows/s, sluice %.0f rows/s, %.2fx%n", which,
+                            p, st, nt, nt / st);
+                }
+                System.out.printf(Locale.ROOT, "%s: median stock %.0f rows/s, sluice %.0f rows/s, median ratio %.2fx%n",
+                        which, median(s), median(n), median(ratios));
+            }
+            System.out.printf(Locale.ROOT, "context, after warm-up: generator -> keyBy(String) -> identity map: %.0f rows/s%n",
+                    baseline(rows));
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+            cluster.close();
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.sluice.flink.keyed;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+/** Generated input (k STRING, v BIGINT, s STRING) and changelog helpers for the keyed tests. */
+final class KeyedTestData {
+    private KeyedTestData() {}
+
+    static final DataType TYPE = DataTypes.ROW(
+            DataTypes.FIELD("k", DataTypes.STRING()),
+            DataTypes.FIELD("v", DataTypes.BIGINT()),
+            DataTypes.FIELD("s", DataTypes.STRING()));
+
+    @SuppressWarnings("unchecked")
+    static TypeInformation<Row> typeInfo() {
+        return (TypeInformation<Row>) (TypeInformation<?>) ExternalTypeInfo.of(TYPE);
+    }
+
+    private static final String[] PREFIXES = {
+        "k", "ключ", "鍵", "\uD83D\uDE00\uD834\uDD1E", "", "é", "\u0000x", "a b", "\uD800lone"};
+
+    /** Row {@code i} of a deterministic sequence over {@code keys} distinct keys (plus NULL). */
+    static Row row(long i, int keys) {
+        Random r = new Random(i * 0x9E3779B97F4A7C15L + 12345);
+        int kn = r.nextInt(keys + 1);
+        String k = kn == keys ? null : PREFIXES[kn % PREFIXES.length] + kn;
+        Long v = r.nextInt(8) == 0 ? null : (long) (r.nextInt(2_000_001) - 1_000_000);
+        String s = r.nextInt(8) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(100_000);
+        return Row.of(k, v, s);
+    }
+
+    static List<Row> rows(int n, int keys) {
+        List<Row> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(row(i, keys));
+        }
+        return out;
+    }
+
+    /** Changelog rows as text, grouped by the first field (in arrival order per key). */
+    static Map<String, List<String>> byKey(CloseableIterator<Row> it) throws Exception {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        try (CloseableIterator<Row> rows = it) {
+            while (rows.hasNext()) {
+                Row r = rows.next();
+                out.computeIfAbsent(String.valueOf(r.getField(0)), x -> new ArrayList<>()).add(r.toString());
+            }
+        }
+        return out;
+    }
+
+    static int count(Map<String, List<String>> m) {
+        return m.values().stream().mapToInt(List::size).sum();
+    }
+}
