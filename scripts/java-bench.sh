@@ -6,6 +6,7 @@
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
 #   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
+#   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -21,5 +22,6 @@ cp="java/target/classes:java/target/test-classes:$(cat java/target/bench.classpa
 opens=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.xml)
 main=io.sluice.flink.bench.CalcBenchmark
 if [ "${1:-}" = micro ]; then main=io.sluice.flink.bench.CalcNativeMicro; shift; fi
+if [ "${1:-}" = keyed ]; then main=io.sluice.flink.bench.KeyedBenchmark; shift; fi
 # shellcheck disable=SC2086
 exec java -Xmx3g -Xms3g $opens -cp "$cp" "$main" "$@"
