@@ -41,6 +41,14 @@ macro_rules! check_not_null {
 
 /// Records a caught panic as this thread's last error.
 pub(crate) fn publish_panic(function: &str, payload: Box<dyn Any + Send>) -> i32 {
+    set_last_error(&panic_message(function, payload));
+    sluice_status::SLUICE_ERR_PANIC as i32
+}
+
+/// The message of a caught panic, as C and Java callers see it. Consumes
+/// the payload without dropping it: dropping a payload can itself panic, so
+/// leaking it is the safe choice.
+pub(crate) fn panic_message(function: &str, payload: Box<dyn Any + Send>) -> String {
     let detail = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -48,8 +56,6 @@ pub(crate) fn publish_panic(function: &str, payload: Box<dyn Any + Send>) -> i32
     } else {
         "(no message)".to_string()
     };
-    // Dropping a payload can itself panic; leaking it is the safe choice.
     std::mem::forget(payload);
-    set_last_error(&format!("{function}: panic inside sluice (a bug, please report it): {detail}"));
-    sluice_status::SLUICE_ERR_PANIC as i32
+    format!("{function}: panic inside sluice (a bug, please report it): {detail}")
 }

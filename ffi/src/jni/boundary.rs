@@ -62,22 +62,7 @@ pub fn throw(env: &mut JNIEnv<'_>, e: FfiError) {
 
 /// Throws a caught panic as `SluiceException(SLUICE_ERR_PANIC, ...)`.
 pub fn throw_panic(env: &mut JNIEnv<'_>, name: &str, payload: Box<dyn Any + Send>) {
-    let detail = if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(no message)".to_string()
-    };
-    // Dropping a payload can itself panic; leaking it is the safe choice.
-    std::mem::forget(payload);
-    throw(
-        env,
-        FfiError::new(
-            sluice_status::SLUICE_ERR_PANIC,
-            format!("{name}: panic inside sluice (a bug, please report it): {detail}"),
-        ),
-    );
+    throw(env, FfiError::new(sluice_status::SLUICE_ERR_PANIC, crate::panic::panic_message(name, payload)));
 }
 
 impl From<jni::errors::Error> for FfiError {

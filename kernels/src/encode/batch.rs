@@ -275,7 +275,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
     let f = kernel.unwrap_or_else(crate::arch::encode_fn);
     // The cache's own loop runs until the batch ends or the cache is
     // bypassed; its state is written back only once the batch succeeded.
-    let (mut cache, pending, first_plain) = match cache {
+    let (cache, pending, first_plain) = match cache {
         Some((c, level)) if !c.is_bypassed() => {
             let (done, run) = cache_batch::rows(c, level, f, &mut sink, &mut out_offsets)?;
             (Some(c), Some(run), done)
@@ -299,7 +299,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
         // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
         out_offsets.push(O::usize_as(sink.o));
     }
-    if let Some(c) = cache.as_deref_mut() {
+    if let Some(c) = cache {
         if let Some(run) = pending {
             // SAFETY: the run's pointers into `units` and into the values
             // are still valid: the plain loop only ran (and may have moved

@@ -174,17 +174,18 @@ impl CachedEncoder {
             return unsafe { run(kernel, units.as_ptr(), units.len(), dst) };
         }
         let len = units.len();
-        // SAFETY: equal lengths make both ranges `len` units long; `n` is the
-        // exact encoding length of `units`, within the caller's bound, and
-        // `prev_utf8` is private, so no overlap.
         if self.has_prev
             && self.prev_units.len() == len
+            // SAFETY: equal lengths make both ranges `len` units (`2 * len`
+            // bytes) long and readable; `prev_units` is private, so no overlap.
             && unsafe { RowHit::eq(units.as_ptr().cast(), self.prev_units.as_ptr().cast(), 2 * len) }
         {
             stats.hits += 1;
             self.consecutive_misses = 0;
             let n = self.prev_utf8.len();
-            // SAFETY: see above: `n` bytes fit at `dst`, no overlap.
+            // SAFETY: `n` is the exact encoding length of `units` (equal to
+            // the previous value), within the caller's bound at `dst`; and
+            // `prev_utf8` is private, so no overlap.
             unsafe { RowHit::copy(dst, self.prev_utf8.as_ptr(), n) };
             return n;
         }
