@@ -6,8 +6,10 @@
 //! `DeduplicateFunctionHelper.processLastRowOnChangelog`
 //! (`flink-table-runtime/.../operators/deduplicate/`; flink-formats.md §7.4),
 //! state TTL off:
-//! * `+I`/`+U`: no state → `+I cur`; same row as stored → nothing; else
-//!   `-U prev` (if `generate_update_before`) and `+U cur`; store `cur`.
+//! * `+I`/`+U`: no state → `+I cur`; a `+I` equal to the stored row →
+//!   nothing (Flink's `RecordEqualiser` compares RowKinds, and the stored
+//!   row is always `+I`, so an equal `+U` is not "the same"); else `-U prev`
+//!   (if `generate_update_before`) and `+U cur`; store `cur`.
 //! * `-U`/`-D`: state → `-D prev` (the stored full row, not the possibly
 //!   key-only input) and clear; no state → nothing.
 //!
@@ -128,8 +130,13 @@ impl ChangelogNormalize {
                     }
                     EntryRef::Occupied(mut e) => {
                         let cur = codec.row(i);
-                        if **e.get() == *cur {
-                            continue; // equalsSansRowKind and TTL off: nothing
+                        // TTL off: a row equal to the stored one emits nothing,
+                        // but Flink's RecordEqualiser compares RowKinds too
+                        // (EqualiserCodeGenerator) and the stored row is always
+                        // `+I`, so only an equal `+I` is dropped; an equal `+U`
+                        // emits `-U prev`, `+U cur`.
+                        if kind == RowKind::Insert && **e.get() == *cur {
+                            continue;
                         }
                         let old_len = e.get().len();
                         if cur.len() > old_len {

@@ -96,8 +96,9 @@ impl KeyedOperator {
                     state_budget: spec.budget,
                 },
             )?),
-            SpecKind::Dedup { keep, order, insert } => {
+            SpecKind::Dedup { keep, order, insert, backend } => {
                 let mut o = DedupOptions::new(*keep, *order);
+                o.backend = *backend;
                 o.generate_update_before = spec.update_before;
                 o.generate_insert = *insert;
                 o.max_parallelism = spec.max_parallelism;

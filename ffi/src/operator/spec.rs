@@ -22,6 +22,8 @@
 //!   keep=first|last           required
 //!   order=proctime|rowtime(c) default proctime; c: Int64 or Timestamp(ms) column
 //!   insert=bool               emit +I for a key's first row (generateInsert); default true
+//!   backend=hashmap|rocksdb   the Flink state backend whose behaviour on a row equal to
+//!                             the kept one (keep=last, proctime) to reproduce; default hashmap
 //! ```
 //!
 //! Output rows: `group_agg` emits the key columns (input fields) then one
@@ -38,7 +40,7 @@
 //! name the offending text.
 
 use arrow_schema::Schema;
-use sluice_keyed::{AggSpec, DedupOrder, Keep};
+use sluice_keyed::{AggSpec, DedupOrder, Keep, StateBackendKind};
 
 use crate::error::{FfiError, FfiResult};
 
@@ -80,6 +82,8 @@ pub enum SpecKind {
         order: DedupOrder,
         /// Emit `+I` for a key's first row.
         insert: bool,
+        /// The Flink state backend whose equal-row behaviour to reproduce.
+        backend: StateBackendKind,
     },
 }
 
@@ -97,7 +101,7 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
     let allowed: &[&str] = match op {
         "group_agg" => &["aggs", "retractable"],
         "normalize" => &[],
-        "dedup" => &["keep", "order", "insert"],
+        "dedup" => &["keep", "order", "insert", "backend"],
         other => return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize or dedup)"))),
     };
     const COMMON: [&str; 4] = ["keys", "max_parallelism", "budget", "update_before"];
@@ -157,6 +161,11 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
                 },
             },
             insert: boolean(get("insert"), "insert", true)?,
+            backend: match get("backend") {
+                None | Some("hashmap") => StateBackendKind::HashMap,
+                Some("rocksdb") => StateBackendKind::RocksDb,
+                Some(v) => return Err(spec_err(format!("backend=`{v}` (expected hashmap or rocksdb)"))),
+            },
         },
     };
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
@@ -256,9 +265,12 @@ mod tests {
         let n = parse("  normalize   keys=id update_before=false ", &s).unwrap();
         assert_eq!((n.kind, n.keys, n.max_parallelism, n.budget, n.update_before), (SpecKind::Normalize, vec![0], 128, None, false));
         let d = parse("dedup keys=1 keep=first order=rowtime(ts) insert=false", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false });
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false, backend: StateBackendKind::HashMap });
         let d = parse("dedup keys=1 keep=last", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true });
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::HashMap });
+        let d = parse("dedup keys=1 keep=last backend=rocksdb", &s).unwrap();
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::RocksDb });
+        assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().message.contains("backend=`heap`"));
     }
 
     #[test]

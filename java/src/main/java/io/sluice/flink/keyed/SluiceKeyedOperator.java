@@ -13,9 +13,12 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.TestableKeyedStateBackend;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -107,6 +110,9 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         firstKeyGroup = range.getStartKeyGroup();
         lastKeyGroup = range.getEndKeyGroup();
         String full = spec + " max_parallelism=" + maxParallelism + (stateBudget > 0 ? " budget=" + stateBudget : "");
+        if (spec.startsWith("dedup ")) {
+            full += " backend=" + backendKind(getKeyedStateBackend());
+        }
         nativeOp = KeyedNative.create(full, inputType);
         if (context.isRestored()) {
             List<byte[]> blobs = new ArrayList<>();
@@ -116,6 +122,23 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
             nativeOp.restore(firstKeyGroup, lastKeyGroup, blobs.toArray(new byte[0][]));
             stateBytes = nativeOp.retainedBytes();
         }
+    }
+
+    /**
+     * Which state backend's equal-row behaviour the native keep-last dedup
+     * reproduces: {@code hashmap} when the keyed state lives on the heap (the
+     * stored row is the object Flink re-marks {@code +U} after emitting it,
+     * so an equal row after an update is not dropped), {@code rocksdb} for
+     * any serialising backend (RocksDB, ForSt). See
+     * {@code StateBackendKind} in keyed/src/dedup.rs.
+     */
+    static String backendKind(KeyedStateBackend<?> backend) {
+        KeyedStateBackend<?> b = backend;
+        if (b instanceof TestableKeyedStateBackend) {
+            // e.g. the changelog backend wrapping a heap or RocksDB backend
+            b = ((TestableKeyedStateBackend<?>) b).getDelegatedKeyedStateBackend(true);
+        }
+        return b instanceof HeapKeyedStateBackend ? "hashmap" : "rocksdb";
     }
 
     private static byte[] readBlob(KeyGroupStatePartitionStreamProvider p) throws IOException {
