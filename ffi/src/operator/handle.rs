@@ -87,13 +87,14 @@ impl KeyedOperator {
                     state_budget: spec.budget,
                 },
             )?),
-            SpecKind::Normalize => Operator::Normalize(ChangelogNormalize::new(
+            SpecKind::Normalize { drop_equal_update_after } => Operator::Normalize(ChangelogNormalize::new(
                 s,
                 keys,
                 NormalizeOptions {
                     generate_update_before: spec.update_before,
                     max_parallelism: spec.max_parallelism,
                     state_budget: spec.budget,
+                    drop_equal_update_after: *drop_equal_update_after,
                 },
             )?),
             SpecKind::Dedup { keep, order, insert, backend } => {

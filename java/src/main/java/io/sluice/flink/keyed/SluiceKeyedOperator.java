@@ -112,6 +112,8 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         String full = spec + " max_parallelism=" + maxParallelism + (stateBudget > 0 ? " budget=" + stateBudget : "");
         if (spec.startsWith("dedup ")) {
             full += " backend=" + backendKind(getKeyedStateBackend());
+        } else if (spec.startsWith("normalize ")) {
+            full += " equal_update_after=" + (STOCK_DROPS_EQUAL_UPDATE_AFTER ? "drop" : "emit");
         }
         nativeOp = KeyedNative.create(full, inputType);
         if (context.isRestored()) {
@@ -122,6 +124,35 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
             nativeOp.restore(firstKeyGroup, lastKeyGroup, blobs.toArray(new byte[0][]));
             stateBytes = nativeOp.retainedBytes();
         }
+    }
+
+    /**
+     * Whether the stock ChangelogNormalize on the classpath drops a {@code +U}
+     * whose fields equal the stored row: Flink 2.x compares it as a {@code +I}
+     * ({@code DeduplicateFunctionHelper.areRowsWithSameContent}, seen in
+     * 2.3.0); Flink 1.20's equaliser compares RowKinds, so there it answers
+     * with {@code -U prev, +U cur}. Read from the runtime classes the job runs
+     * with, so the native normalize matches whichever Flink is present.
+     */
+    static final boolean STOCK_DROPS_EQUAL_UPDATE_AFTER = hasMethod(
+            "areRowsWithSameContent",
+            "org.apache.flink.table.runtime.operators.deduplicate.utils.DeduplicateFunctionHelper",
+            "org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionHelper");
+
+    private static boolean hasMethod(String method, String... classes) {
+        for (String c : classes) {
+            try {
+                for (java.lang.reflect.Method m : Class.forName(c, false, SluiceKeyedOperator.class.getClassLoader())
+                        .getDeclaredMethods()) {
+                    if (m.getName().equals(method)) {
+                        return true;
+                    }
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not this line's class
+            }
+        }
+        return false;
     }
 
     /**
