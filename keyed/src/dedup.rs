@@ -79,19 +79,59 @@ pub struct DedupOptions {
     pub max_parallelism: i32,
     /// Retained-bytes budget; an insert that would exceed it is an error.
     pub state_budget: Option<usize>,
+    /// Keep-last by proctime only: which Flink state backend's behaviour on
+    /// a row equal to the kept one to reproduce. Default
+    /// [`StateBackendKind::HashMap`], Flink's default backend.
+    pub backend: StateBackendKind,
+}
+
+/// The Flink state backend a keep-last-by-proctime dedup reproduces.
+///
+/// `DeduplicateFunctionHelper.processLastRowOnProcTime` stores the current
+/// row (`state.update(currentRow)`) and *then* sets its RowKind to `+U` when
+/// it emits it; an equal next row is dropped only if the generated
+/// `RecordEqualiser` says equal, and that compares RowKinds too
+/// (`EqualiserCodeGenerator`: `BinaryRowData.equals` over the header byte,
+/// or `getRowKind() !=` first). The heap backend keeps the row object, so the
+/// stored row carries `+U` after an update and the equal next row (`+I`)
+/// is *not* dropped: `-U prev`, `+U cur`. RocksDB serialised the row before
+/// the RowKind changed, so every equal row is dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum StateBackendKind {
+    /// `hashmap` (Flink's default): the stored row's RowKind is the one
+    /// last emitted for it.
+    #[default]
+    HashMap,
+    /// `rocksdb`: the stored row is always `+I`.
+    RocksDb,
 }
 
 impl DedupOptions {
     /// Defaults (update-before and insert on, max parallelism 128, no budget).
     pub fn new(keep: Keep, order: DedupOrder) -> Self {
-        DedupOptions { keep, order, generate_update_before: true, generate_insert: true, max_parallelism: 128, state_budget: None }
+        DedupOptions {
+            keep,
+            order,
+            generate_update_before: true,
+            generate_insert: true,
+            max_parallelism: 128,
+            state_budget: None,
+            backend: StateBackendKind::HashMap,
+        }
     }
 }
 
 struct Stored {
     payload: Arc<[u8]>,
+    /// Rowtime order: the kept row's time. Proctime order (no time to
+    /// keep): [`KEPT_AS_UPDATE`] when the kept row was last emitted as `+U`
+    /// (the RowKind Flink's heap backend leaves on the stored row), else 0.
+    /// Snapshots carry it in the same slot.
     time: i64,
 }
+
+/// [`Stored::time`] under proctime order: the kept row's RowKind is `+U`.
+const KEPT_AS_UPDATE: i64 = 1;
 
 /// A streaming deduplication.
 pub struct Deduplicate {
@@ -215,8 +255,17 @@ impl Deduplicate {
                 EntryRef::Occupied(mut e) => {
                     let s = e.get_mut();
                     let replace = match (opts.order, opts.keep) {
-                        // processLastRowOnProcTime: equal rows emit nothing.
-                        (DedupOrder::ProcTime, _) => *s.payload != *codec.row(i),
+                        // processLastRowOnProcTime: a row equal to the kept
+                        // one, RowKind included, emits nothing (and is kept,
+                        // as `+I`); see StateBackendKind.
+                        (DedupOrder::ProcTime, _) => {
+                            let kind_differs = opts.backend == StateBackendKind::HashMap && s.time == KEPT_AS_UPDATE;
+                            if !kind_differs && *s.payload == *codec.row(i) {
+                                s.time = 0;
+                                continue;
+                            }
+                            true
+                        }
                         // isDuplicate(keepLastRow = true): prev <= cur.
                         (DedupOrder::RowTime { .. }, Keep::Last) => s.time <= time,
                         // isDuplicate(keepLastRow = false): cur < prev.
@@ -231,7 +280,7 @@ impl Deduplicate {
                         acct.check(cur.len() - old_len)?;
                     }
                     let prev = std::mem::replace(&mut s.payload, Arc::from(cur));
-                    s.time = time;
+                    s.time = if opts.order == DedupOrder::ProcTime { KEPT_AS_UPDATE } else { time };
                     acct.release(old_len);
                     acct.charge(cur.len());
                     if opts.generate_update_before {

@@ -43,7 +43,7 @@ pub mod snapshot;
 pub mod state;
 
 pub use agg::{AggKind, AggSpec};
-pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep};
+pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep, StateBackendKind};
 pub use error::{Error, Result};
 pub use normalize::{ChangelogNormalize, NormalizeOptions};
 pub use group_agg::{GroupAggOptions, GroupAggregate};

@@ -6,8 +6,13 @@
 //! `DeduplicateFunctionHelper.processLastRowOnChangelog`
 //! (`flink-table-runtime/.../operators/deduplicate/`; flink-formats.md §7.4),
 //! state TTL off:
-//! * `+I`/`+U`: no state → `+I cur`; same row as stored → nothing; else
-//!   `-U prev` (if `generate_update_before`) and `+U cur`; store `cur`.
+//! * `+I`/`+U`: no state → `+I cur`; a row equal to the stored one →
+//!   nothing; else `-U prev` (if `generate_update_before`) and `+U cur`;
+//!   store `cur`. "Equal" differs by Flink line: 2.x compares an incoming
+//!   `+U` as if it were `+I` (`areRowsWithSameContent`), 1.20's
+//!   `RecordEqualiser` compares RowKinds and the stored row is always `+I`,
+//!   so there an equal `+U` gives `-U prev`, `+U cur`
+//!   ([`NormalizeOptions::drop_equal_update_after`]).
 //! * `-U`/`-D`: state → `-D prev` (the stored full row, not the possibly
 //!   key-only input) and clear; no state → nothing.
 //!
@@ -42,11 +47,22 @@ pub struct NormalizeOptions {
     pub max_parallelism: i32,
     /// Retained-bytes budget; an insert that would exceed it is an error.
     pub state_budget: Option<usize>,
+    /// Whether a `+U` whose fields equal the stored row's is dropped like an
+    /// equal `+I`. Flink 2.x compares an incoming `+U` as if it were `+I`
+    /// (`DeduplicateFunctionHelper.areRowsWithSameContent`): true. Flink 1.20
+    /// compares RowKinds too, and the stored row is always `+I`, so an equal
+    /// `+U` emits `-U prev`, `+U cur`: false. Default true.
+    pub drop_equal_update_after: bool,
 }
 
 impl Default for NormalizeOptions {
     fn default() -> Self {
-        NormalizeOptions { generate_update_before: true, max_parallelism: 128, state_budget: None }
+        NormalizeOptions {
+            generate_update_before: true,
+            max_parallelism: 128,
+            state_budget: None,
+            drop_equal_update_after: true,
+        }
     }
 }
 
@@ -107,6 +123,7 @@ impl ChangelogNormalize {
         self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
         self.codec.encode(batch)?;
         let Self { map, block, codec, acct, opts, owned_key_probe, .. } = self;
+        let drop_equal_ua = opts.drop_equal_update_after;
         let owned_key_probe = *owned_key_probe;
         let mut owned_key: Vec<u8>;
         for (i, &kind) in row_kinds.iter().enumerate() {
@@ -128,8 +145,14 @@ impl ChangelogNormalize {
                     }
                     EntryRef::Occupied(mut e) => {
                         let cur = codec.row(i);
-                        if **e.get() == *cur {
-                            continue; // equalsSansRowKind and TTL off: nothing
+                        // TTL off: a row equal to the stored one emits nothing.
+                        // Flink's RecordEqualiser compares RowKinds too
+                        // (EqualiserCodeGenerator) and the stored row is always
+                        // `+I`: an equal `+I` is dropped; an equal `+U` only
+                        // where Flink compares it as `+I` (2.x).
+                        let comparable = kind == RowKind::Insert || (drop_equal_ua && kind == RowKind::UpdateAfter);
+                        if comparable && **e.get() == *cur {
+                            continue;
                         }
                         let old_len = e.get().len();
                         if cur.len() > old_len {

@@ -136,6 +136,36 @@ fn flink_proctime_keep_last() {
     assert_eq!(run(&mut op, &same, &[2]), vec![rec(Insert, "1", 12, 0), rec(Insert, "2", 11, 0)]);
 }
 
+/// processLastRowOnProcTime stores the row, then marks it `+U` when it
+/// emits it; the RecordEqualiser compares RowKinds. On the heap backend the
+/// stored object keeps that `+U`, so an equal row right after an update is
+/// not "the same" (Flink emits `-U`/`+U`); RocksDB serialised the row as `+I`
+/// before the mark, so it is dropped. Before any update the kept row is `+I`
+/// on both, and an equal row is dropped.
+#[test]
+fn proctime_keep_last_equal_row_after_update_follows_the_backend() {
+    use sluice_keyed::StateBackendKind;
+    let input = ins(&[("1", 12, 0), ("1", 12, 0), ("1", 13, 0), ("1", 13, 0)]);
+    let mut op = dedup(Keep::Last, DedupOrder::ProcTime, true, true);
+    assert_eq!(
+        run(&mut op, &input, &[1]),
+        vec![
+            rec(Insert, "1", 12, 0),
+            rec(UpdateBefore, "1", 12, 0),
+            rec(UpdateAfter, "1", 13, 0),
+            rec(UpdateBefore, "1", 13, 0),
+            rec(UpdateAfter, "1", 13, 0),
+        ]
+    );
+    let mut o = DedupOptions::new(Keep::Last, DedupOrder::ProcTime);
+    o.backend = StateBackendKind::RocksDb;
+    let mut op = Deduplicate::new(schema(), vec![0], o).unwrap();
+    assert_eq!(
+        run(&mut op, &input, &[1]),
+        vec![rec(Insert, "1", 12, 0), rec(UpdateBefore, "1", 12, 0), rec(UpdateAfter, "1", 13, 0)]
+    );
+}
+
 /// RowTimeDeduplicateFunctionTest.testRowTimeDeduplicateKeepLastRow, phases 1–2
 /// (with the snapshot/restore between them), all four flag combinations.
 #[test]
@@ -202,43 +232,49 @@ fn flink_proctime_keep_first() {
     assert!(matches!(e, Error::UnexpectedRowKind { .. }));
 }
 
-/// DeduplicateFunctionHelper.processLastRowOnChangelog (ChangelogNormalize).
+/// DeduplicateFunctionHelper.processLastRowOnChangelog (ChangelogNormalize),
+/// as Flink 2.x runs it (an incoming `+U` compared as `+I`,
+/// `areRowsWithSameContent`) and as Flink 1.20 does (RowKinds compared, the
+/// stored row `+I`: an equal `+U` is an update).
 #[test]
 fn normalize_contract() {
-    let mut op = ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).unwrap();
     let input = vec![
         (Delete, ("a".to_string(), None, 0)),          // absent key: nothing
         (UpdateAfter, ("a".to_string(), Some(1), 0)),  // first: +I
-        (UpdateAfter, ("a".to_string(), Some(1), 0)),  // identical: nothing
+        (Insert, ("a".to_string(), Some(1), 0)),       // identical +I: nothing
+        (UpdateAfter, ("a".to_string(), Some(1), 0)),  // identical +U: 2.x nothing; 1.20 -U prev, +U cur
         (UpdateAfter, ("a".to_string(), Some(2), 0)),  // -U prev, +U cur
         (Delete, ("a".to_string(), None, 9)),          // key-only delete: -D with the stored row
         (UpdateBefore, ("a".to_string(), None, 9)),    // already gone: nothing
         (Insert, ("a".to_string(), Some(3), 0)),       // starts over: +I
     ];
-    assert_eq!(
-        run(&mut op, &input, &[3]),
-        vec![
-            rec(Insert, "a", 1, 0),
-            rec(UpdateBefore, "a", 1, 0),
-            rec(UpdateAfter, "a", 2, 0),
-            rec(Delete, "a", 2, 0),
-            rec(Insert, "a", 3, 0),
-        ]
-    );
+    let mut flink2 = ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).unwrap();
+    let tail = [rec(UpdateBefore, "a", 1, 0), rec(UpdateAfter, "a", 2, 0), rec(Delete, "a", 2, 0), rec(Insert, "a", 3, 0)];
+    let mut want = vec![rec(Insert, "a", 1, 0)];
+    want.extend(tail.iter().cloned());
+    assert_eq!(run(&mut flink2, &input, &[3]), want);
+
+    let opts = NormalizeOptions { drop_equal_update_after: false, ..Default::default() };
+    let mut flink120 = ChangelogNormalize::new(schema(), vec![0], opts).unwrap();
+    let mut want = vec![rec(Insert, "a", 1, 0), rec(UpdateBefore, "a", 1, 0), rec(UpdateAfter, "a", 1, 0)];
+    want.extend(tail.iter().cloned());
+    assert_eq!(run(&mut flink120, &input, &[3]), want);
 }
 
 // ---------------------------------------------------------------------------
 // Reference models
 // ---------------------------------------------------------------------------
 
-fn model_normalize(input: &[(RowKind, In)], ub: bool) -> Vec<(RowKind, Vec<Cell>)> {
+fn model_normalize(input: &[(RowKind, In)], ub: bool, drop_equal_ua: bool) -> Vec<(RowKind, Vec<Cell>)> {
     let mut state: BTreeMap<String, In> = BTreeMap::new();
     let mut out = Vec::new();
     for (kind, r) in input {
         if matches!(kind, Insert | UpdateAfter) {
             match state.get(&r.0) {
                 None => out.push((Insert, cells(r))),
-                Some(p) if p == r => continue,
+                // Flink 1.20's RecordEqualiser compares RowKinds (the stored
+                // row is +I); 2.x compares a +U as a +I.
+                Some(p) if p == r && (*kind == Insert || drop_equal_ua) => continue,
                 Some(p) => {
                     if ub {
                         out.push((UpdateBefore, cells(p)));
@@ -255,7 +291,9 @@ fn model_normalize(input: &[(RowKind, In)], ub: bool) -> Vec<(RowKind, Vec<Cell>
 }
 
 fn model_dedup(input: &[(RowKind, In)], keep: Keep, order: DedupOrder, ub: bool, insf: bool) -> Vec<(RowKind, Vec<Cell>)> {
-    let mut state: BTreeMap<String, In> = BTreeMap::new();
+    // The kept row and whether it was last emitted as +U (the RowKind
+    // Flink's heap backend leaves on the stored row object).
+    let mut state: BTreeMap<String, (In, bool)> = BTreeMap::new();
     let mut out = Vec::new();
     // processFirstRowOnProcTime emits the input row (+I) whatever the flags.
     let first_kind = if ub || insf || (keep, order) == (Keep::First, DedupOrder::ProcTime) { Insert } else { UpdateAfter };
@@ -264,23 +302,26 @@ fn model_dedup(input: &[(RowKind, In)], keep: Keep, order: DedupOrder, ub: bool,
             out.push((UpdateAfter, cells(r)));
             continue;
         }
-        let Some(p) = state.get(&r.0) else {
+        let Some((p, updated)) = state.get(&r.0).cloned() else {
             out.push((first_kind, cells(r)));
-            state.insert(r.0.clone(), r.clone());
+            state.insert(r.0.clone(), (r.clone(), false));
             continue;
         };
         let replace = match (keep, order) {
             (Keep::First, DedupOrder::ProcTime) => false,
-            (Keep::Last, DedupOrder::ProcTime) => p != r,
+            // Equal means same fields and same RowKind (+I).
+            (Keep::Last, DedupOrder::ProcTime) => p != *r || updated,
             (Keep::Last, _) => p.2 <= r.2,
             (Keep::First, _) => r.2 < p.2,
         };
         if replace {
             if ub {
-                out.push((UpdateBefore, cells(p)));
+                out.push((UpdateBefore, cells(&p)));
             }
             out.push((UpdateAfter, cells(r)));
-            state.insert(r.0.clone(), r.clone());
+            state.insert(r.0.clone(), (r.clone(), true));
+        } else if (keep, order) == (Keep::Last, DedupOrder::ProcTime) {
+            state.insert(r.0.clone(), (r.clone(), false));
         }
     }
     out
@@ -339,10 +380,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn normalize_matches_model(input in arb_upserts(), sizes in prop::collection::vec(1usize..30, 1..4), ub in any::<bool>()) {
-        let opts = NormalizeOptions { generate_update_before: ub, ..Default::default() };
+    fn normalize_matches_model(input in arb_upserts(), sizes in prop::collection::vec(1usize..30, 1..4), ub in any::<bool>(), drop_ua in any::<bool>()) {
+        let opts = NormalizeOptions { generate_update_before: ub, drop_equal_update_after: drop_ua, ..Default::default() };
         let mut op = ChangelogNormalize::new(schema(), vec![0], opts).unwrap();
-        prop_assert_eq!(run(&mut op, &input, &sizes), model_normalize(&input, ub));
+        prop_assert_eq!(run(&mut op, &input, &sizes), model_normalize(&input, ub, drop_ua));
     }
 
     #[test]
@@ -357,7 +398,7 @@ proptest! {
     fn restore_by_key_group_range_continues(input in arb_upserts(), cut in any::<prop::sample::Index>(), p in 1i32..4) {
         let cut = cut.index(input.len() + 1);
         let mk = || -> Box<dyn Op> { Box::new(ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).unwrap()) };
-        prop_assert_eq!(run_with_rescale(&mk, &input, cut, p), model_normalize(&input, true));
+        prop_assert_eq!(run_with_rescale(&mk, &input, cut, p), model_normalize(&input, true, true));
         let inserts: Vec<(RowKind, In)> = input.iter().map(|(_, r)| (Insert, r.clone())).collect();
         for (keep, order) in variants() {
             let mk = move || -> Box<dyn Op> { Box::new(dedup(keep, order, true, true)) };

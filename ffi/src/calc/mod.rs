@@ -30,6 +30,8 @@ pub struct CalcProgram {
     out_names: Vec<String>,
     out_types: Vec<FlinkType>,
     kinds: Vec<RowKind>,
+    /// Input fields some expression reads; only these are decoded.
+    needed: Vec<bool>,
 }
 
 impl CalcProgram {
@@ -92,7 +94,11 @@ impl CalcProgram {
         }
         let names: Vec<&str> = out_names.iter().map(String::as_str).collect();
         let output = RowConverter::from_flink_types(&names, &out_types)?;
-        Ok(CalcProgram { input, output, exprs: bound, out_names, out_types, kinds: Vec::new() })
+        let mut needed = vec![false; input_types.len()];
+        for b in &bound {
+            mark_columns(b, &mut needed);
+        }
+        Ok(CalcProgram { input, output, exprs: bound, out_names, out_types, kinds: Vec::new(), needed })
     }
 
     /// Output column names (alias, input name for a pass-through, else
@@ -132,10 +138,25 @@ impl CalcProgram {
     pub fn process_segments(&mut self, segments: &[&[u8]], rows: &[RowAddress], out: &mut Rows) -> FfiResult<()> {
         self.kinds.clear();
         self.kinds.resize(rows.len(), RowKind::Insert);
-        let batch = self.input.rows_to_batch_segments_into(segments, rows, &mut self.kinds)?;
+        // Only the columns the expressions read are decoded (a wide row's
+        // other strings are never copied); the rest are placeholders.
+        let batch = self.input.rows_to_batch_segments_projected(segments, rows, &mut self.kinds, &self.needed)?;
         let projected = self.eval(&batch)?;
         self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
         Ok(())
+    }
+}
+
+/// Marks every input column `b` reads.
+fn mark_columns(b: &Bound, needed: &mut [bool]) {
+    match b {
+        Bound::Column(c) => {
+            if let Some(slot) = needed.get_mut(*c) {
+                *slot = true;
+            }
+        }
+        Bound::Literal(_) => {}
+        Bound::Call { args, .. } => args.iter().for_each(|a| mark_columns(a, needed)),
     }
 }
 

@@ -87,17 +87,19 @@ impl KeyedOperator {
                     state_budget: spec.budget,
                 },
             )?),
-            SpecKind::Normalize => Operator::Normalize(ChangelogNormalize::new(
+            SpecKind::Normalize { drop_equal_update_after } => Operator::Normalize(ChangelogNormalize::new(
                 s,
                 keys,
                 NormalizeOptions {
                     generate_update_before: spec.update_before,
                     max_parallelism: spec.max_parallelism,
                     state_budget: spec.budget,
+                    drop_equal_update_after: *drop_equal_update_after,
                 },
             )?),
-            SpecKind::Dedup { keep, order, insert } => {
+            SpecKind::Dedup { keep, order, insert, backend } => {
                 let mut o = DedupOptions::new(*keep, *order);
+                o.backend = *backend;
                 o.generate_update_before = spec.update_before;
                 o.generate_insert = *insert;
                 o.max_parallelism = spec.max_parallelism;

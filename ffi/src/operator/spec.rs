@@ -22,6 +22,12 @@
 //!   keep=first|last           required
 //!   order=proctime|rowtime(c) default proctime; c: Int64 or Timestamp(ms) column
 //!   insert=bool               emit +I for a key's first row (generateInsert); default true
+//!   backend=hashmap|rocksdb   the Flink state backend whose behaviour on a row equal to
+//!                             the kept one (keep=last, proctime) to reproduce; default hashmap
+//! normalize:
+//!   equal_update_after=drop|emit  a +U equal to the stored row: dropped like an equal +I
+//!                             (Flink 2.x) or answered with -U prev, +U cur (Flink 1.20);
+//!                             default drop
 //! ```
 //!
 //! Output rows: `group_agg` emits the key columns (input fields) then one
@@ -38,7 +44,7 @@
 //! name the offending text.
 
 use arrow_schema::Schema;
-use sluice_keyed::{AggSpec, DedupOrder, Keep};
+use sluice_keyed::{AggSpec, DedupOrder, Keep, StateBackendKind};
 
 use crate::error::{FfiError, FfiResult};
 
@@ -71,7 +77,11 @@ pub enum SpecKind {
         retractable: bool,
     },
     /// `normalize`.
-    Normalize,
+    Normalize {
+        /// Drop a `+U` equal to the stored row (Flink 2.x) instead of
+        /// emitting `-U`/`+U` (Flink 1.20).
+        drop_equal_update_after: bool,
+    },
     /// `dedup`.
     Dedup {
         /// First or last row.
@@ -80,6 +90,8 @@ pub enum SpecKind {
         order: DedupOrder,
         /// Emit `+I` for a key's first row.
         insert: bool,
+        /// The Flink state backend whose equal-row behaviour to reproduce.
+        backend: StateBackendKind,
     },
 }
 
@@ -96,8 +108,8 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
     let op = words.next().ok_or_else(|| spec_err("empty spec (expected group_agg, normalize or dedup)"))?;
     let allowed: &[&str] = match op {
         "group_agg" => &["aggs", "retractable"],
-        "normalize" => &[],
-        "dedup" => &["keep", "order", "insert"],
+        "normalize" => &["equal_update_after"],
+        "dedup" => &["keep", "order", "insert", "backend"],
         other => return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize or dedup)"))),
     };
     const COMMON: [&str; 4] = ["keys", "max_parallelism", "budget", "update_before"];
@@ -142,7 +154,13 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
             aggs: require("aggs").and_then(|v| aggs(v, schema))?,
             retractable: boolean(get("retractable"), "retractable", true)?,
         },
-        "normalize" => SpecKind::Normalize,
+        "normalize" => SpecKind::Normalize {
+            drop_equal_update_after: match get("equal_update_after") {
+                None | Some("drop") => true,
+                Some("emit") => false,
+                Some(v) => return Err(spec_err(format!("equal_update_after=`{v}` (expected drop or emit)"))),
+            },
+        },
         _ => SpecKind::Dedup {
             keep: match require("keep")? {
                 "first" => Keep::First,
@@ -157,6 +175,11 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
                 },
             },
             insert: boolean(get("insert"), "insert", true)?,
+            backend: match get("backend") {
+                None | Some("hashmap") => StateBackendKind::HashMap,
+                Some("rocksdb") => StateBackendKind::RocksDb,
+                Some(v) => return Err(spec_err(format!("backend=`{v}` (expected hashmap or rocksdb)"))),
+            },
         },
     };
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
@@ -254,11 +277,16 @@ mod tests {
         let global = parse("group_agg keys= aggs=count(*)", &s).unwrap();
         assert!(global.keys.is_empty());
         let n = parse("  normalize   keys=id update_before=false ", &s).unwrap();
-        assert_eq!((n.kind, n.keys, n.max_parallelism, n.budget, n.update_before), (SpecKind::Normalize, vec![0], 128, None, false));
+        assert_eq!((n.kind, n.keys, n.max_parallelism, n.budget, n.update_before), (SpecKind::Normalize { drop_equal_update_after: true }, vec![0], 128, None, false));
+        let n = parse("normalize keys=id equal_update_after=emit", &s).unwrap();
+        assert_eq!(n.kind, SpecKind::Normalize { drop_equal_update_after: false });
         let d = parse("dedup keys=1 keep=first order=rowtime(ts) insert=false", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false });
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false, backend: StateBackendKind::HashMap });
         let d = parse("dedup keys=1 keep=last", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true });
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::HashMap });
+        let d = parse("dedup keys=1 keep=last backend=rocksdb", &s).unwrap();
+        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::RocksDb });
+        assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().message.contains("backend=`heap`"));
     }
 
     #[test]

@@ -139,13 +139,21 @@ fn dedup_keep_first_and_last_by_rowtime() {
 
 #[test]
 fn normalize_emits_full_changelog() {
-    let mut op = KeyedOperator::new(schema(), "normalize keys=0").unwrap();
-    let b = batch(&[("a", Some(1), 0), ("a", Some(1), 0), ("a", Some(2), 0), ("a", None, 0)]);
-    let (out, kinds) = op.push(&b, &[RowKind::Insert, RowKind::UpdateAfter, RowKind::UpdateAfter, RowKind::Delete]).unwrap();
+    let b = batch(&[("a", Some(1), 0), ("a", Some(1), 0), ("a", Some(1), 0), ("a", Some(2), 0), ("a", None, 0)]);
     use RowKind::*;
+    let input = [Insert, Insert, UpdateAfter, UpdateAfter, Delete];
+    // Flink 2.x (default): equal rows are dropped whatever their RowKind.
+    let mut op = KeyedOperator::new(schema(), "normalize keys=0").unwrap();
+    let (out, kinds) = op.push(&b, &input).unwrap();
     assert_eq!(kinds, vec![Insert, UpdateBefore, UpdateAfter, Delete]);
     // -D carries the stored full row, not the key-only input.
     assert_eq!(ints(&out, 1), vec![Some(1), Some(1), Some(2), Some(2)]);
+    // Flink 1.20: an equal +I is dropped; an equal +U is not "equal" to the
+    // stored +I row (its RecordEqualiser compares RowKinds).
+    let mut op = KeyedOperator::new(schema(), "normalize keys=0 equal_update_after=emit").unwrap();
+    let (out, kinds) = op.push(&b, &input).unwrap();
+    assert_eq!(kinds, vec![Insert, UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter, Delete]);
+    assert_eq!(ints(&out, 1), vec![Some(1), Some(1), Some(1), Some(1), Some(2), Some(2)]);
 }
 
 /// The blobs of `snapshot_key_groups` sit exactly at the key groups

@@ -23,7 +23,7 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
 use super::column::{all_null, finish};
-use super::oneshot::{digest_into, MAX_DIGEST};
+use super::oneshot::{digest_into, Md5, OneShot, Sha1, Sha224, Sha256, Sha384, Sha512, MAX_DIGEST};
 use super::{digest_hex, DigestAlgorithm};
 use crate::error::{invalid_arg, Error, Result};
 use crate::input::{check_i32_offsets, ByteColumn};
@@ -139,24 +139,104 @@ fn mixed<C: ByteColumn, const BROADCAST: bool>(col: &C, widths: &Int32Array) -> 
     }
     check_i32_offsets(total)?;
 
-    // Pass 2: hash into the one values allocation.
-    let mut values: Vec<u8> = Vec::with_capacity(total);
-    let dst = values.as_mut_ptr();
-    let mut digest = [0u8; MAX_DIGEST];
-    for (i, &wi) in w.iter().enumerate() {
-        let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-        if start == end {
-            continue;
+    // Pass 2: hash into the one values allocation, one algorithm at a time
+    // so that each runs in its vector lanes (multi-buffer) where that wins;
+    // a scalar input is hashed once per algorithm and its hex copied.
+    let mut values: Vec<u8> = vec![0u8; total];
+    let valid = |i: usize| nulls.as_ref().is_none_or(|nb| nb.is_valid(i));
+    for alg in [
+        DigestAlgorithm::Sha1,
+        DigestAlgorithm::Sha224,
+        DigestAlgorithm::Sha256,
+        DigestAlgorithm::Sha384,
+        DigestAlgorithm::Sha512,
+    ] {
+        let rows = |i: usize| {
+            let hit = w.get(i).is_some_and(|&wi| column_algorithm(wi) == Some(alg)) && valid(i);
+            hit.then(|| col.bytes(if BROADCAST { 0 } else { i }))
+        };
+        if BROADCAST {
+            fill_broadcast(alg, col.bytes(0), n, &rows, &offsets, &mut values);
+        } else {
+            fill_lanes(alg, n, &rows, &offsets, &mut values);
         }
-        let Some(alg) = column_algorithm(wi) else { continue };
-        let data = col.bytes(if BROADCAST { 0 } else { i });
-        let len = digest_into(alg, data, &mut digest);
-        debug_assert_eq!(2 * len, end - start);
-        // SAFETY: `[start, end)` lies inside the capacity `total` and is
-        // exactly `2 * len` bytes (pass 1 reserved `alg.hex_len()` for it).
-        unsafe { crate::hex::encode_lower_raw(digest.as_ptr(), len, dst.add(start)) };
     }
-    // SAFETY: the non-empty row ranges tile `[0, total)` and each was written.
-    unsafe { values.set_len(total) };
     Ok(finish(offsets, values, nulls))
 }
+
+/// Writes the hex digest of every row `rows` selects into its slot
+/// `values[offsets[i]..offsets[i + 1]]`, through the algorithm's
+/// multi-buffer or single-stream path (whichever wins for that many rows).
+fn fill_lanes<'a>(
+    alg: DigestAlgorithm,
+    n: usize,
+    rows: &impl Fn(usize) -> Option<&'a [u8]>,
+    offsets: &[i32],
+    values: &mut [u8],
+) {
+    fn run<'a, H: OneShot>(n: usize, rows: &impl Fn(usize) -> Option<&'a [u8]>, offsets: &[i32], values: &mut [u8]) {
+        let count = (0..n).filter(|&i| rows(i).is_some()).count();
+        if count == 0 {
+            return;
+        }
+        let put = |i: usize, d: &[u8]| {
+            let start = offsets.get(i).map_or(0, |&o| o as usize);
+            if let Some(dst) = values.get_mut(start..start + 2 * d.len()) {
+                // SAFETY: `dst` holds exactly `2 * d.len()` writable bytes and
+                // does not overlap `d` (a stack digest).
+                unsafe { crate::hex::encode_lower_raw(d.as_ptr(), d.len(), dst.as_mut_ptr()) };
+            }
+        };
+        if H::prefer_many(count) {
+            H::hash_many(n, rows, put);
+        } else {
+            for i in 0..n {
+                let Some(data) = rows(i) else { continue };
+                let start = offsets.get(i).map_or(0, |&o| o as usize);
+                if let Some(dst) = values.get_mut(start..start + H::HEX_LEN) {
+                    // SAFETY: `dst` holds exactly `HEX_LEN` writable bytes.
+                    unsafe { H::hash_hex(data, dst.as_mut_ptr()) };
+                }
+            }
+        }
+    }
+    match alg {
+        DigestAlgorithm::Md5 => run::<Md5>(n, rows, offsets, values),
+        DigestAlgorithm::Sha1 => run::<Sha1>(n, rows, offsets, values),
+        DigestAlgorithm::Sha224 => run::<Sha224>(n, rows, offsets, values),
+        DigestAlgorithm::Sha256 => run::<Sha256>(n, rows, offsets, values),
+        DigestAlgorithm::Sha384 => run::<Sha384>(n, rows, offsets, values),
+        DigestAlgorithm::Sha512 => run::<Sha512>(n, rows, offsets, values),
+    }
+}
+
+/// [`fill_lanes`] for a scalar input: one digest, its hex copied into every
+/// selected row's slot.
+fn fill_broadcast<'a>(
+    alg: DigestAlgorithm,
+    data: &[u8],
+    n: usize,
+    rows: &impl Fn(usize) -> Option<&'a [u8]>,
+    offsets: &[i32],
+    values: &mut [u8],
+) {
+    let mut digest = [0u8; MAX_DIGEST];
+    let mut hex = [0u8; 2 * MAX_DIGEST];
+    let mut ready = 0usize;
+    for i in 0..n {
+        if rows(i).is_none() {
+            continue;
+        }
+        if ready == 0 {
+            let len = digest_into(alg, data, &mut digest);
+            ready = 2 * len;
+            // SAFETY: `hex` has room for `2 * MAX_DIGEST >= 2 * len` bytes.
+            unsafe { crate::hex::encode_lower_raw(digest.as_ptr(), len, hex.as_mut_ptr()) };
+        }
+        let start = offsets.get(i).map_or(0, |&o| o as usize);
+        if let (Some(dst), Some(src)) = (values.get_mut(start..start + ready), hex.get(..ready)) {
+            dst.copy_from_slice(src);
+        }
+    }
+}
+

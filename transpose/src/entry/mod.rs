@@ -29,6 +29,7 @@ use crate::row_kind::RowKind;
 use crate::types::TypeKind;
 
 mod flat;
+mod projected;
 mod source;
 
 pub use source::RowAddress;

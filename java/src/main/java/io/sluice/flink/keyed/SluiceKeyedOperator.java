@@ -13,9 +13,12 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.TestableKeyedStateBackend;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -107,6 +110,11 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         firstKeyGroup = range.getStartKeyGroup();
         lastKeyGroup = range.getEndKeyGroup();
         String full = spec + " max_parallelism=" + maxParallelism + (stateBudget > 0 ? " budget=" + stateBudget : "");
+        if (spec.startsWith("dedup ")) {
+            full += " backend=" + backendKind(getKeyedStateBackend());
+        } else if (spec.startsWith("normalize ")) {
+            full += " equal_update_after=" + (STOCK_DROPS_EQUAL_UPDATE_AFTER ? "drop" : "emit");
+        }
         nativeOp = KeyedNative.create(full, inputType);
         if (context.isRestored()) {
             List<byte[]> blobs = new ArrayList<>();
@@ -116,6 +124,52 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
             nativeOp.restore(firstKeyGroup, lastKeyGroup, blobs.toArray(new byte[0][]));
             stateBytes = nativeOp.retainedBytes();
         }
+    }
+
+    /**
+     * Whether the stock ChangelogNormalize on the classpath drops a {@code +U}
+     * whose fields equal the stored row: Flink 2.x compares it as a {@code +I}
+     * ({@code DeduplicateFunctionHelper.areRowsWithSameContent}, seen in
+     * 2.3.0); Flink 1.20's equaliser compares RowKinds, so there it answers
+     * with {@code -U prev, +U cur}. Read from the runtime classes the job runs
+     * with, so the native normalize matches whichever Flink is present.
+     */
+    static final boolean STOCK_DROPS_EQUAL_UPDATE_AFTER = hasMethod(
+            "areRowsWithSameContent",
+            "org.apache.flink.table.runtime.operators.deduplicate.utils.DeduplicateFunctionHelper",
+            "org.apache.flink.table.runtime.operators.deduplicate.DeduplicateFunctionHelper");
+
+    private static boolean hasMethod(String method, String... classes) {
+        for (String c : classes) {
+            try {
+                for (java.lang.reflect.Method m : Class.forName(c, false, SluiceKeyedOperator.class.getClassLoader())
+                        .getDeclaredMethods()) {
+                    if (m.getName().equals(method)) {
+                        return true;
+                    }
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not this line's class
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Which state backend's equal-row behaviour the native keep-last dedup
+     * reproduces: {@code hashmap} when the keyed state lives on the heap (the
+     * stored row is the object Flink re-marks {@code +U} after emitting it,
+     * so an equal row after an update is not dropped), {@code rocksdb} for
+     * any serialising backend (RocksDB, ForSt). See
+     * {@code StateBackendKind} in keyed/src/dedup.rs.
+     */
+    static String backendKind(KeyedStateBackend<?> backend) {
+        KeyedStateBackend<?> b = backend;
+        if (b instanceof TestableKeyedStateBackend) {
+            // e.g. the changelog backend wrapping a heap or RocksDB backend
+            b = ((TestableKeyedStateBackend<?>) b).getDelegatedKeyedStateBackend(true);
+        }
+        return b instanceof HeapKeyedStateBackend ? "hashmap" : "rocksdb";
     }
 
     private static byte[] readBlob(KeyGroupStatePartitionStreamProvider p) throws IOException {
