@@ -34,10 +34,14 @@ public final class SluiceOptions {
             .booleanType().defaultValue(true)
             .withDescription("Native deduplicate (keep first / keep last).");
 
-    /** Rows per native call; flushed earlier on watermark, checkpoint barrier and end of input. */
+    /**
+     * Rows per native call; flushed earlier before a checkpoint barrier, at end of input and on
+     * watermarks (the Calc: as {@link #BATCH_MAX_DELAY} says; the keyed operators: on each).
+     */
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sluice.batch-size")
             .intType().defaultValue(8192)
-            .withDescription("Rows buffered per native call (flushed on watermark, barrier and end of input).");
+            .withDescription("Rows buffered per native call (flushed early before a checkpoint barrier, at end of input, "
+                    + "and on watermarks: the Calc as sluice.batch.max-delay says, keyed operators on each).");
 
     /**
      * How long the Calc operator may hold a watermark back to keep filling its batch (0: flush
