@@ -1,5 +1,7 @@
 package io.sluice.flink;
 
+import java.time.Duration;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -32,10 +34,26 @@ public final class SluiceOptions {
             .booleanType().defaultValue(true)
             .withDescription("Native deduplicate (keep first / keep last).");
 
-    /** Rows per native call; flushed earlier on watermark, checkpoint barrier and end of input. */
+    /**
+     * Rows per native call; flushed earlier before a checkpoint barrier, at end of input and on
+     * watermarks (the Calc: as {@link #BATCH_MAX_DELAY} says; the keyed operators: on each).
+     */
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("sluice.batch-size")
             .intType().defaultValue(8192)
-            .withDescription("Rows buffered per native call (flushed on watermark, barrier and end of input).");
+            .withDescription("Rows buffered per native call (flushed early before a checkpoint barrier, at end of input, "
+                    + "and on watermarks: the Calc as sluice.batch.max-delay says, keyed operators on each).");
+
+    /**
+     * How long the Calc operator may hold a watermark back to keep filling its batch (0: flush
+     * the batch on every watermark). Rows and watermarks keep their order: on a full batch, a
+     * checkpoint barrier, a watermark status change, end of input or when this delay has passed
+     * since the oldest held watermark arrived, the buffered rows are projected and emitted with
+     * each held watermark at its original place between them.
+     */
+    public static final ConfigOption<Duration> BATCH_MAX_DELAY = ConfigOptions.key("sluice.batch.max-delay")
+            .durationType().defaultValue(Duration.ofMillis(100))
+            .withDescription("Longest time the native Calc holds a watermark back to fill its batch "
+                    + "(0: flush on every watermark). Order of rows and watermarks is kept.");
 
     /** When the native library cannot be loaded: fall back to Flink's operators (logged once) instead of failing. */
     public static final ConfigOption<Boolean> FALLBACK = ConfigOptions.key("sluice.fallback")

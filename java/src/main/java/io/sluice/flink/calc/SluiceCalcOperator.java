@@ -10,12 +10,14 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
+import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.compat.CalcCompat;
 import io.sluice.jni.CalcNative;
 import io.sluice.jni.RowBatch;
@@ -27,11 +29,21 @@ import io.sluice.jni.RowBlock;
  * SPLIT_INDEX and pass-through columns (grammar: {@link CalcNative}).
  *
  * <p><b>Batching.</b> Rows are buffered up to {@code batchSize}
- * ({@code sluice.batch-size}) and projected in one native call; the buffer
- * is flushed early on every watermark (before forwarding it), before each
- * checkpoint barrier ({@link #prepareSnapshotPreBarrier}) and at end of input,
- * so the operator holds no state. Output rows keep their input row's RowKind
- * and timestamp, in input order.
+ * ({@code sluice.batch-size}) and projected in one native call (about 11 us
+ * fixed cost per call, so small batches lose to stock Flink). A watermark
+ * does not end the batch: it is held back, at its place between the
+ * buffered rows, and the batch is flushed when it is full, before each
+ * checkpoint barrier ({@link #prepareSnapshotPreBarrier}), on a watermark
+ * status change, at end of input, or once {@code maxDelayMillis}
+ * ({@code sluice.batch.max-delay}) has passed since the oldest held
+ * watermark arrived (a processing-time timer). A flush emits the projected
+ * rows with every held watermark at its original place: each watermark
+ * follows exactly the rows that preceded it and precedes the rows that
+ * followed it (consecutive watermarks with no row between them are
+ * coalesced to the last, as Flink's own valves do). With
+ * {@code maxDelayMillis = 0} every watermark flushes the batch before it is
+ * forwarded. The operator holds no state across checkpoints. Output rows
+ * keep their input row's RowKind and timestamp, in input order.
  *
  * <p><b>Copies.</b> Each input row's bytes are gathered into one reusable
  * {@code byte[]} arena per batch (one {@code memcpy} per row, counted in the
@@ -59,6 +71,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private final String[] outputTypes;
     private final int batchSize;
     private final int outputArity;
+    private final long maxDelayMillis;
 
     private transient CalcNative program;
     private transient RowBatch batch;
@@ -76,6 +89,12 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private transient Counter batches;
     private transient Counter nativeTimeNanos;
     private transient Counter bytesCopied;
+    /** Held watermarks and, per watermark, the number of buffered rows that preceded it. */
+    private transient Watermark[] heldMarks;
+    private transient int[] heldAt;
+    private transient int numHeld;
+    private transient long heldSince;
+    private transient boolean timerPending;
 
     /**
      * @param inputType the input rows' type (names and types feed the native program)
@@ -85,9 +104,27 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
      * @param batchSize rows per native call (≥ 1)
      */
     public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize) {
+        this(inputType, expressions, outputTypes, batchSize, SluiceOptions.BATCH_MAX_DELAY.defaultValue().toMillis());
+    }
+
+    /**
+     * @param inputType the input rows' type (names and types feed the native program)
+     * @param expressions one expression per output column
+     * @param outputTypes output types ({@code LogicalType#asSerializableString()}),
+     *     or null to use the native inference
+     * @param batchSize rows per native call (≥ 1)
+     * @param maxDelayMillis longest time a watermark is held back to fill the batch
+     *     (0: flush on every watermark)
+     */
+    public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
+            long maxDelayMillis) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
+        if (maxDelayMillis < 0) {
+            throw new IllegalArgumentException("maxDelayMillis must not be negative, got " + maxDelayMillis);
+        }
+        this.maxDelayMillis = maxDelayMillis;
         this.inputType = inputType;
         this.expressions = expressions.clone();
         this.outputTypes = outputTypes == null ? null : outputTypes.clone();
@@ -116,6 +153,8 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         batches = getMetricGroup().counter("batches");
         nativeTimeNanos = getMetricGroup().counter("nativeTimeNanos");
         bytesCopied = getMetricGroup().counter("bytesCopied");
+        heldMarks = new Watermark[batchSize + 1];
+        heldAt = new int[batchSize + 1];
     }
 
     @Override
@@ -143,10 +182,11 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         }
     }
 
-    /** Projects the buffered rows and emits them. */
-    private void flush() {
+    /** Projects the buffered rows and emits them, each held watermark at its place. */
+    private void flush() throws Exception {
         int n = batch.numRows();
         if (n == 0) {
+            emitHeld(0, n);
             return;
         }
         long t0 = System.nanoTime();
@@ -155,7 +195,9 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         batches.inc();
         batch.clear();
         arenaUsed = 0; // native code is done with the gathered rows
+        int h = 0;
         for (int i = 0; i < n; i++) {
+            h = emitHeld(h, i);
             block.row(i, outputArity, outRow);
             if (hasTimestamp[i]) {
                 out.replace(outRow, timestamps[i]);
@@ -167,12 +209,71 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         }
         rowsOut.inc(n);
         Arrays.fill(hasTimestamp, 0, n, false);
+        emitHeld(h, n);
+    }
+
+    /**
+     * Forwards the held watermarks from index {@code h} that were preceded by at most
+     * {@code rows} buffered rows; forgets them all once the last one is out.
+     *
+     * @return the index of the first watermark not forwarded
+     */
+    private int emitHeld(int h, int rows) throws Exception {
+        while (h < numHeld && heldAt[h] <= rows) {
+            Watermark mark = heldMarks[h];
+            heldMarks[h++] = null;
+            super.processWatermark(mark);
+        }
+        if (h == numHeld) {
+            numHeld = 0;
+        }
+        return h;
     }
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        flush();
-        super.processWatermark(mark);
+        int n = batch.numRows();
+        if (maxDelayMillis == 0 || n == 0) {
+            flush();
+            super.processWatermark(mark);
+            return;
+        }
+        if (numHeld > 0 && heldAt[numHeld - 1] == n) {
+            heldMarks[numHeld - 1] = mark; // no row since the previous one: it is superseded
+            return;
+        }
+        heldMarks[numHeld] = mark;
+        heldAt[numHeld++] = n;
+        if (numHeld == 1) {
+            heldSince = getProcessingTimeService().getCurrentProcessingTime();
+            if (!timerPending) {
+                timerPending = true;
+                getProcessingTimeService().registerTimer(heldSince + maxDelayMillis, this::onMaxDelay);
+            }
+        }
+    }
+
+    /** Processing-time timer (task thread): flushes once the oldest held watermark is due. */
+    private void onMaxDelay(long time) throws Exception {
+        timerPending = false;
+        if (numHeld == 0) {
+            return;
+        }
+        if (time >= heldSince + maxDelayMillis) {
+            flush();
+        } else {
+            // fired for an earlier hold: wait for the current one
+            timerPending = true;
+            getProcessingTimeService().registerTimer(heldSince + maxDelayMillis, this::onMaxDelay);
+        }
+    }
+
+    @Override
+    public void processWatermarkStatus(WatermarkStatus status) throws Exception {
+        if (numHeld > 0) {
+            flush(); // a held watermark must not follow an IDLE status (it would be dropped)
+        }
+        super.processWatermarkStatus(status);
     }
 
     @Override

@@ -43,7 +43,7 @@ import io.sluice.jni.NativeLibrary;
  *
  * <p>Configuration (the table environment's config): {@link SluiceOptions#ENABLED},
  * {@link SluiceOptions#CALC_ENABLED} (off: the stock query is returned),
- * {@link SluiceOptions#BATCH_SIZE}, and {@link SluiceOptions#FALLBACK}: when
+ * {@link SluiceOptions#BATCH_SIZE}, {@link SluiceOptions#BATCH_MAX_DELAY}, and {@link SluiceOptions#FALLBACK}: when
  * libsluice cannot be loaded, true runs the stock query and logs the reason
  * once per JVM; false (default) throws the loader's exception.
  */
@@ -95,7 +95,8 @@ public final class SluiceCalc {
             // only validating
         }
         DataStream<RowData> rows = tEnv.toDataStream(input, inType.bridgedTo(RowData.class));
-        SluiceCalcOperator op = new SluiceCalcOperator(inRow, expressions, outTypes, conf.get(SluiceOptions.BATCH_SIZE));
+        SluiceCalcOperator op = new SluiceCalcOperator(inRow, expressions, outTypes, conf.get(SluiceOptions.BATCH_SIZE),
+                conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis());
         DataStream<RowData> projected = rows.transform(
                 "SluiceCalc" + Arrays.toString(expressions), InternalTypeInfo.of(outRow), op);
         return tEnv.fromDataStream(projected);

@@ -54,7 +54,9 @@ import io.sluice.flink.table.SluiceCalc;
  * Calc's own time. Jobs alternate stock / sluice after warm-up; each figure
  * is the median of the measured pairs.
  *
- * <p>Args: {@code [rows] [pairs] [warmup pairs] [nocurve]} (default 2,000,000 5 2).
+ * <p>Args: {@code [rows] [pairs] [warmup pairs] [nocurve | curve=32,128,...]} (default
+ * 2,000,000 5 2): {@code nocurve} skips the batch-size curve, {@code curve=<sizes>} runs only
+ * the curve, at the given batch sizes (default curve: 32, 512, 8192).
  */
 public final class CalcBenchmark {
     /** The pre-materialised rows (read by the source in this JVM). */
@@ -73,6 +75,9 @@ public final class CalcBenchmark {
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int warm = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         nocurve = args.length > 3 && args[3].equals("nocurve");
+        if (args.length > 3 && args[3].startsWith("curve=")) {
+            curveSizes = Arrays.stream(args[3].substring(6).split(",")).mapToInt(Integer::parseInt).toArray();
+        }
         rows = materialise(n);
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0"); // any free port: other jobs on the machine hold 8081
@@ -89,6 +94,8 @@ public final class CalcBenchmark {
     }
 
     private static boolean nocurve;
+    /** Batch sizes of the curve; non-null from a {@code curve=} argument: the curve only. */
+    private static int[] curveSizes;
 
     private static void measure(int n, int pairs, int warm) throws Exception {
         System.out.printf(Locale.ROOT, "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1%n",
@@ -102,12 +109,14 @@ public final class CalcBenchmark {
             {"CONCAT_WS('|', a, b, c)"},
         };
         String header = "| function | stock s | sluice s | floor s | stock Mrows/s | sluice Mrows/s | ratio | Calc-only ratio (floor subtracted) |";
-        System.out.println(header);
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
-        for (String[] c : cases) {
-            report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
+        if (curveSizes == null) {
+            System.out.println(header);
+            System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+            for (String[] c : cases) {
+                report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
+            }
+            System.out.println();
         }
-        System.out.println();
         if (nocurve) {
             return;
         }
@@ -115,7 +124,7 @@ public final class CalcBenchmark {
         System.out.println(header);
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for (String f : new String[] {"MD5(a)", "CONCAT(a, b, c)"}) {
-            for (int bs : new int[] {32, 512, 8192}) {
+            for (int bs : curveSizes == null ? new int[] {32, 512, 8192} : curveSizes) {
                 report(f + " (batch " + bs + ")", runs(f, bs, n, warm, pairs, true), n);
             }
         }
