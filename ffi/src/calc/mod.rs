@@ -11,6 +11,7 @@
 //! the type is plain Rust so a C entry point can hold it too.
 
 pub mod eval;
+mod lazy;
 pub mod spec;
 
 use std::sync::Arc;
@@ -30,6 +31,9 @@ pub struct CalcProgram {
     out_names: Vec<String>,
     out_types: Vec<FlinkType>,
     kinds: Vec<RowKind>,
+    /// One repeated-value encode cache per input field, for columns that
+    /// arrive as UTF-16 (`lazy.rs`); empty until the first such batch.
+    utf16_caches: Vec<sluice_kernels::encode::CachedEncoder>,
 }
 
 impl CalcProgram {
@@ -92,7 +96,7 @@ impl CalcProgram {
         }
         let names: Vec<&str> = out_names.iter().map(String::as_str).collect();
         let output = RowConverter::from_flink_types(&names, &out_types)?;
-        Ok(CalcProgram { input, output, exprs: bound, out_names, out_types, kinds: Vec::new() })
+        Ok(CalcProgram { input, output, exprs: bound, out_names, out_types, kinds: Vec::new(), utf16_caches: Vec::new() })
     }
 
     /// Output column names (alias, input name for a pass-through, else
