@@ -11,24 +11,15 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
-import org.apache.flink.table.data.binary.BinaryStringData;
-import org.apache.flink.table.data.writer.BinaryRowWriter;
-import org.apache.flink.table.data.writer.BinaryWriter;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.table.runtime.typeutils.InternalSerializers;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.compat.CalcCompat;
 import io.sluice.jni.CalcNative;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
-import io.sluice.jni.Utf16Columns;
 
 /**
  * A Calc (projection) over {@code RowData} evaluated natively by libsluice:
@@ -55,23 +46,19 @@ import io.sluice.jni.Utf16Columns;
  * {@code BinaryRowData} (e.g. {@code GenericRowData} with
  * {@code String}-backed strings) the same way once written as a row.
  *
- * <p><b>Lazy strings.</b> A batch whose first row is not a
+ * <p><b>Lazy strings.</b> With {@code utf16Strings}
+ * ({@code sluice.calc.utf16-strings}), a batch whose first row is not a
  * {@code BinaryRowData} (e.g. a {@code GenericRowData} whose CHAR / VARCHAR
  * fields are lazy {@code BinaryStringData} holding only a
- * {@code java.lang.String}) goes the UTF-16 way: each row is written without
- * its string fields (left NULL, only the fixed part and non-string
- * variable-length fields), and each string value is copied once, with
- * {@link String#getChars}, into its column's reusable {@code char[]}
- * ({@link Utf16Columns}); native code encodes it once, into Arrow, with the
- * SIMD encoder through the column's repeated-value cache. This replaced
- * {@link RowDataSerializer#toBinaryRow}, whose {@code writeString} encodes a
- * lazy string with the JDK's {@code getBytes(UTF_8)} into a new array and
- * copies it into the row (which the arena and the entry transpose copy
- * twice more). Measured per 64-char value, the UTF-16 way is cheaper for
- * UTF-16 strings by a wide margin and no dearer for Latin-1 ones, so every
- * string value of such a batch takes it (java/README.md, "Lazy strings");
- * a materialised {@code BinaryStringData} met in such a batch is decoded with
- * {@code toString()} first (correct, slower; such mixing is rare).
+ * {@code java.lang.String}) goes the UTF-16 way ({@link Utf16RowWriter}):
+ * each row is written without its string fields, and each string value is
+ * copied once, with {@link String#getChars}, into its column's reusable
+ * {@code char[]}; native code encodes it once, into Arrow, with the SIMD
+ * encoder through the column's repeated-value cache. Off by default: against
+ * {@link RowDataSerializer#toBinaryRow} (whose {@code writeString} uses the
+ * JDK's {@code getBytes(UTF_8)}) it measured no faster for Latin-1 strings and
+ * slower for UTF-16 ones on JDK 17, where {@code getChars} of a UTF-16 string
+ * costs more than the native encode saves (java/README.md, "Lazy strings").
  *
  * <p><b>Metrics</b> (operator metric group): {@code rowsIn}, {@code rowsOut},
  * {@code batches}, {@code nativeTimeNanos}, {@code bytesCopied}.
@@ -85,6 +72,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private final String[] outputTypes;
     private final int batchSize;
     private final int outputArity;
+    private final boolean utf16Strings;
 
     private transient CalcNative program;
     private transient RowBatch batch;
@@ -93,15 +81,9 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private transient MemorySegment arenaSegment;
     private transient int arenaUsed;
     private transient BinaryRowData gathered;
-    /** Per input field: its UTF-16 column index, or -1 (not CHAR / VARCHAR). */
-    private transient int[] utf16Column;
-    private transient Utf16Columns utf16;
+    /** Null when the input has no CHAR / VARCHAR field. */
+    private transient Utf16RowWriter utf16;
     private transient boolean utf16Batch;
-    private transient BinaryRowData lazyRow;
-    private transient BinaryRowWriter lazyWriter;
-    private transient RowData.FieldGetter[] getters;
-    private transient LogicalType[] types;
-    private transient TypeSerializer<?>[] fieldSerializers;
     private transient long[] timestamps;
     private transient boolean[] hasTimestamp;
     private transient StreamRecord<RowData> out;
@@ -120,6 +102,19 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
      * @param batchSize rows per native call (≥ 1)
      */
     public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize) {
+        this(inputType, expressions, outputTypes, batchSize, false);
+    }
+
+    /**
+     * @param inputType the input rows' type (names and types feed the native program)
+     * @param expressions one expression per output column
+     * @param outputTypes output types ({@code LogicalType#asSerializableString()}),
+     *     or null to use the native inference
+     * @param batchSize rows per native call (≥ 1)
+     * @param utf16Strings hand lazy strings over as UTF-16 ({@code sluice.calc.utf16-strings})
+     */
+    public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
+            boolean utf16Strings) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
@@ -128,6 +123,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         this.outputTypes = outputTypes == null ? null : outputTypes.clone();
         this.outputArity = expressions.length;
         this.batchSize = batchSize;
+        this.utf16Strings = utf16Strings;
         CalcCompat.chainAlways(this);
     }
 
@@ -142,7 +138,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         arena = new byte[Math.max(1 << 16, batchSize * 64)];
         arenaSegment = MemorySegmentFactory.wrap(arena);
         gathered = new BinaryRowData(inputType.getFieldCount());
-        openUtf16();
+        utf16 = utf16Strings ? Utf16RowWriter.create(inputType, batchSize) : null;
         timestamps = new long[batchSize];
         hasTimestamp = new boolean[batchSize];
         out = new StreamRecord<>(null);
@@ -162,7 +158,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         }
         BinaryRowData bin;
         if (utf16Batch) {
-            bin = writeWithoutStrings(row);
+            bin = utf16.write(row);
         } else {
             bin = row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
         }
@@ -194,12 +190,12 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
             return;
         }
         long t0 = System.nanoTime();
-        RowBlock block = utf16Batch ? program.process(batch, utf16) : program.process(batch);
+        RowBlock block = utf16Batch ? program.process(batch, utf16.columns()) : program.process(batch);
         nativeTimeNanos.inc(System.nanoTime() - t0);
         batches.inc();
         batch.clear();
         if (utf16Batch) {
-            utf16.clear();
+            utf16.columns().clear();
         }
         arenaUsed = 0; // native code is done with the gathered rows
         for (int i = 0; i < n; i++) {
@@ -214,78 +210,6 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         }
         rowsOut.inc(n);
         Arrays.fill(hasTimestamp, 0, n, false);
-    }
-
-    /** Sets up the UTF-16 way when the input has CHAR / VARCHAR fields. */
-    private void openUtf16() {
-        int arity = inputType.getFieldCount();
-        utf16Column = new int[arity];
-        types = inputType.getChildren().toArray(new LogicalType[0]);
-        getters = new RowData.FieldGetter[arity];
-        fieldSerializers = new TypeSerializer<?>[arity];
-        int k = 0;
-        for (int i = 0; i < arity; i++) {
-            LogicalTypeRoot root = types[i].getTypeRoot();
-            boolean str = root == LogicalTypeRoot.CHAR || root == LogicalTypeRoot.VARCHAR;
-            utf16Column[i] = str ? k++ : -1;
-            getters[i] = RowData.createFieldGetter(types[i], i);
-            fieldSerializers[i] = InternalSerializers.create(types[i]);
-        }
-        if (k == 0) {
-            return;
-        }
-        int[] fields = new int[k];
-        for (int i = 0; i < arity; i++) {
-            if (utf16Column[i] >= 0) {
-                fields[utf16Column[i]] = i;
-            }
-        }
-        utf16 = new Utf16Columns(fields, batchSize);
-        lazyRow = new BinaryRowData(arity);
-        lazyWriter = new BinaryRowWriter(lazyRow);
-    }
-
-    /**
-     * Writes {@code row} as {@link RowDataSerializer#toBinaryRow} does, except
-     * that CHAR / VARCHAR fields are left NULL in the row and their values
-     * appended to {@link #utf16} (one {@code getChars} copy each).
-     */
-    private BinaryRowData writeWithoutStrings(RowData row) {
-        BinaryRowWriter w = lazyWriter;
-        w.reset();
-        w.writeRowKind(row.getRowKind());
-        for (int i = 0; i < utf16Column.length; i++) {
-            int c = utf16Column[i];
-            if (row.isNullAt(i)) {
-                w.setNullAt(i);
-                if (c >= 0) {
-                    utf16.addNull(c);
-                }
-            } else if (c >= 0) {
-                w.setNullAt(i);
-                utf16.add(c, javaString(row.getString(i)));
-            } else {
-                BinaryWriter.write(w, i, getters[i].getFieldOrNull(row), types[i], fieldSerializers[i]);
-            }
-        }
-        w.complete();
-        utf16.endRow();
-        return lazyRow;
-    }
-
-    /**
-     * The {@code java.lang.String} of a string value: a lazy
-     * {@code BinaryStringData} holds it ({@code getJavaObject()}, no copy);
-     * a materialised one is decoded (Flink caches the result).
-     */
-    static String javaString(StringData s) {
-        if (s instanceof BinaryStringData) {
-            String j = ((BinaryStringData) s).getJavaObject();
-            if (j != null) {
-                return j;
-            }
-        }
-        return s.toString();
     }
 
     @Override

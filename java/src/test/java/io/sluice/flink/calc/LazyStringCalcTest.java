@@ -9,10 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -146,16 +147,13 @@ class LazyStringCalcTest {
         if (objectReuse) {
             env.getConfig().enableObjectReuse();
         }
-        RowDataSerializer ser = new RowDataSerializer(IN);
-        List<RowData> rows = new ArrayList<>();
         int n = 2_000;
-        for (int i = 0; i < n; i++) {
-            GenericRowData g = lazyRow(i);
-            rows.add(i % 9 == 4 ? ser.toBinaryRow(g).copy() : g);
-        }
-        DataStream<RowData> in = env.fromCollection(rows, InternalTypeInfo.of(IN));
+        // A generator makes the rows at run time (a collection source would
+        // hand over deserialised BinaryRowData).
+        DataStream<RowData> in = env.fromSource(new DataGeneratorSource<>(new Rows(), n, InternalTypeInfo.of(IN)),
+                WatermarkStrategy.noWatermarks(), "lazy rows");
         DataStream<RowData> out = in.transform("sluice-calc", InternalTypeInfo.of(OUT),
-                new SluiceCalcOperator(IN, EXPRS, OUT_TYPES, 37));
+                new SluiceCalcOperator(IN, EXPRS, OUT_TYPES, 37, true));
         int seen = 0;
         boolean[] ids = new boolean[n];
         try (CloseableIterator<RowData> it = out.executeAndCollect()) {
@@ -169,6 +167,24 @@ class LazyStringCalcTest {
         assertEquals(n, seen);
         for (int i = 0; i < n; i++) {
             assertTrue(ids[i], "row " + i + " missing");
+        }
+    }
+
+    /** Row {@code i}: a GenericRowData with lazy strings, every 9th as a BinaryRowData. */
+    static final class Rows implements GeneratorFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private transient RowDataSerializer ser;
+
+        @Override
+        public RowData map(Long i) {
+            GenericRowData g = lazyRow((int) (long) i);
+            if (i % 9 != 4) {
+                return g;
+            }
+            if (ser == null) {
+                ser = new RowDataSerializer(IN);
+            }
+            return ser.toBinaryRow(g).copy();
         }
     }
 
