@@ -7,7 +7,7 @@
 #   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
-#   scripts/java-bench.sh lazy                  lazy (String-backed) strings into the Calc, per representation
+#   scripts/java-bench.sh lazy [ascii|mixed]    lazy (String-backed) strings into the Calc, per representation
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh

@@ -62,18 +62,29 @@ public final class LazyStringMicro {
         return THREADS.getCurrentThreadCpuTime();
     }
 
-    /** @param args unused */
+    /**
+     * @param args none: every representation in this JVM (after
+     *     {@code CalcBenchmark.encodeCosts()}); {@code ascii} or {@code mixed}: that
+     *     representation only (the JIT then sees one String coder)
+     */
     public static void main(String[] args) {
-        CalcBenchmark.encodeCosts();
+        String only = args.length > 0 ? args[0] : "";
+        if (only.isEmpty()) {
+            CalcBenchmark.encodeCosts();
+        }
         String[] names = TYPE.getFieldNames().toArray(new String[0]);
         String[] types = TYPE.getChildren().stream().map(LogicalType::asSerializableString).toArray(String[]::new);
-        String[][] sets = {
+        String[][] all = {
             {"NULL (baseline)", null},
             {"ASCII 64, distinct", "a"},
             {"mixed 2/3-byte 64, distinct", "m"},
             {"ASCII 64, one value repeated", "A"},
             {"mixed 2/3-byte 64, one value repeated", "M"},
         };
+        String[][] sets = java.util.Arrays.stream(all)
+                .filter(c -> c[1] == null || only.isEmpty() || c[1].equalsIgnoreCase(only.substring(0, 1)))
+                .toArray(String[][]::new);
+        System.out.println(only.isEmpty() ? "every representation in one JVM:" : "only " + only + " strings in this JVM:");
         double[][] res = new double[sets.length][4];
         for (int k = 0; k < sets.length; k++) {
             GenericRowData[] rows = rows(sets[k][1]);
