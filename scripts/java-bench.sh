@@ -8,6 +8,7 @@
 #   scripts/java-bench.sh 2000000 3 1 curve=32,128,512,2048,8192   only the batch-size curve, at these sizes
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
+#   scripts/java-bench.sh lazy [ascii|mixed]    lazy (String-backed) strings into the Calc, per representation
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -24,5 +25,6 @@ opens=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.x
 main=io.sluice.flink.bench.CalcBenchmark
 if [ "${1:-}" = micro ]; then main=io.sluice.flink.bench.CalcNativeMicro; shift; fi
 if [ "${1:-}" = keyed ]; then main=io.sluice.flink.bench.KeyedBenchmark; shift; fi
+if [ "${1:-}" = lazy ]; then main=io.sluice.flink.bench.LazyStringMicro; shift; fi
 # shellcheck disable=SC2086
 exec java -Xmx3g -Xms3g $opens -cp "$cp" "$main" "$@"

@@ -17,7 +17,7 @@ use arrow_buffer::NullBuffer;
 use sluice_kernels::encode::{utf16_to_utf8_cached, CachedEncoder};
 
 use crate::converter::RowConverter;
-use crate::entry::Contiguous;
+use crate::entry::{Contiguous, RowAddress, Segmented};
 use crate::error::{Error, Result};
 use crate::row_kind::RowKind;
 use crate::types::TypeKind;
@@ -85,6 +85,40 @@ impl RowConverter {
         columns: &[Utf16Column<'_>],
         caches: &mut [CachedEncoder],
     ) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let n = offsets.len().saturating_sub(1);
+        let mut replace = self.utf16_replacements(n, columns, caches)?;
+        let mut kinds = vec![RowKind::Insert; n];
+        let batch = self.decode(&Contiguous::new(data, offsets, self.fixed_size), &mut kinds, &mut replace)?;
+        Ok((batch, kinds))
+    }
+
+    /// [`RowConverter::rows_to_batch_with_utf16`] for rows that live in
+    /// separate buffers (as [`RowConverter::rows_to_batch_segments_into`]),
+    /// with a caller slice for the RowKinds.
+    ///
+    /// # Errors
+    /// As [`RowConverter::rows_to_batch_with_utf16`] and
+    /// [`RowConverter::rows_to_batch_segments_into`].
+    pub fn rows_to_batch_segments_with_utf16(
+        &self,
+        segments: &[&[u8]],
+        rows: &[RowAddress],
+        kinds: &mut [RowKind],
+        columns: &[Utf16Column<'_>],
+        caches: &mut [CachedEncoder],
+    ) -> Result<RecordBatch> {
+        let mut replace = self.utf16_replacements(rows.len(), columns, caches)?;
+        self.decode(&Segmented { segments, rows }, kinds, &mut replace)
+    }
+
+    /// Encodes each UTF-16 column (of `n` rows) into its field's slot of a
+    /// `replace` list for [`RowConverter::decode`].
+    fn utf16_replacements(
+        &self,
+        n: usize,
+        columns: &[Utf16Column<'_>],
+        caches: &mut [CachedEncoder],
+    ) -> Result<Vec<Option<ArrayRef>>> {
         if caches.len() != columns.len() {
             return Err(Error::InvalidArgument(format!(
                 "{} caches for {} UTF-16 columns",
@@ -92,7 +126,6 @@ impl RowConverter {
                 columns.len()
             )));
         }
-        let n = offsets.len().saturating_sub(1);
         let mut replace: Vec<Option<ArrayRef>> = vec![None; self.fields.len()];
         for (col, cache) in columns.iter().zip(caches.iter_mut()) {
             if col.offsets.len() != n + 1 {
@@ -102,17 +135,15 @@ impl RowConverter {
                     col.offsets.len()
                 )));
             }
-            let arr = self.utf16_column(col, cache)?;
-            match replace.get_mut(col.field) {
-                Some(slot @ None) => *slot = Some(arr),
-                _ => {
-                    return Err(Error::InvalidArgument(format!("UTF-16 column {} given twice", col.field)))
-                }
+            if !matches!(replace.get(col.field), Some(None)) {
+                return Err(Error::InvalidArgument(format!("UTF-16 column {} given twice", col.field)));
             }
-            debug_assert_eq!(replace[col.field].as_ref().map(|a| a.len()), Some(n));
+            let arr = self.utf16_column(col, cache)?;
+            debug_assert_eq!(arr.len(), n);
+            if let Some(slot) = replace.get_mut(col.field) {
+                *slot = Some(arr);
+            }
         }
-        let mut kinds = vec![RowKind::Insert; n];
-        let batch = self.decode(&Contiguous::new(data, offsets, self.fixed_size), &mut kinds, &mut replace)?;
-        Ok((batch, kinds))
+        Ok(replace)
     }
 }

@@ -11,6 +11,7 @@
 //! the type is plain Rust so a C entry point can hold it too.
 
 pub mod eval;
+mod lazy;
 pub mod spec;
 
 use std::sync::Arc;
@@ -32,6 +33,9 @@ pub struct CalcProgram {
     kinds: Vec<RowKind>,
     /// Input fields some expression reads; only these are decoded.
     needed: Vec<bool>,
+    /// One repeated-value encode cache per input field, for columns that
+    /// arrive as UTF-16 (`lazy.rs`); empty until the first such batch.
+    utf16_caches: Vec<sluice_kernels::encode::CachedEncoder>,
 }
 
 impl CalcProgram {
@@ -98,7 +102,16 @@ impl CalcProgram {
         for b in &bound {
             mark_columns(b, &mut needed);
         }
-        Ok(CalcProgram { input, output, exprs: bound, out_names, out_types, kinds: Vec::new(), needed })
+        Ok(CalcProgram {
+            input,
+            output,
+            exprs: bound,
+            out_names,
+            out_types,
+            kinds: Vec::new(),
+            needed,
+            utf16_caches: Vec::new(),
+        })
     }
 
     /// Output column names (alias, input name for a pass-through, else

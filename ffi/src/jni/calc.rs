@@ -19,9 +19,11 @@ use crate::error::{FfiError, FfiResult};
 /// The native state behind a `CalcNative` handle.
 #[derive(Debug)]
 pub struct CalcHandle {
-    program: CalcProgram,
-    scratch: RowBatchScratch,
-    rows: Rows,
+    pub(crate) program: CalcProgram,
+    pub(crate) scratch: RowBatchScratch,
+    pub(crate) rows: Rows,
+    /// Scratch of `processUtf16` (`super::calc_lazy`).
+    pub(crate) utf16: super::calc_lazy::Utf16Scratch,
 }
 
 /// Reads a `String[]` (null → `None`).
@@ -71,7 +73,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
         let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
         let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
         let program = CalcProgram::new(&names, &types, &refs, out.as_deref())?;
-        Ok(into_handle(CalcHandle { program, scratch: RowBatchScratch::default(), rows: Rows::default() }))
+        Ok(into_handle(CalcHandle { program, scratch: RowBatchScratch::default(), rows: Rows::default(), utf16: Default::default() }))
     })
 }
 
@@ -141,7 +143,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_process<'l>(
             row_size: &row_size,
             num_rows,
         };
-        let CalcHandle { program, scratch, rows } = h;
+        let CalcHandle { program, scratch, rows, .. } = h;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| program.process_segments(segs, addrs, rows))?;
         row_block(&mut env, rows)
     })

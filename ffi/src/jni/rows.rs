@@ -16,7 +16,7 @@
 use std::ffi::c_void;
 use std::ptr;
 
-use jni::objects::{JByteArray, JIntArray, JObject, JObjectArray, JValue};
+use jni::objects::{JByteArray, JIntArray, JObject, JObjectArray, JPrimitiveArray, JValue, TypeArray};
 use jni::sys::{jboolean, jint, jobject, JNI_ABORT};
 use jni::JNIEnv;
 use sluice_transpose::{RowAddress, Rows};
@@ -99,7 +99,9 @@ pub fn with_row_batch<R>(
                 )));
             }
         }
-        let pinned = Pinned::pin(env, &arrays, &lens)?;
+        // SAFETY: the current thread's env; `arrays` are live non-NULL
+        // local byte[] references of `lens` bytes; u8 takes any i8 pattern.
+        let pinned = unsafe { Pinned::<i8, u8>::pin(env.get_raw(), &arrays, &lens) }?;
         f(&pinned.slices, &scratch.addresses)
     })
 }
@@ -138,44 +140,58 @@ fn read_addresses(
     Ok(())
 }
 
-/// Segments pinned with `GetPrimitiveArrayCritical`, released on drop (also
-/// when `f` panics).
-struct Pinned<'a> {
+/// Primitive arrays pinned with `GetPrimitiveArrayCritical`, seen as
+/// slices of `E` (same size as the Java element type `A`), released on drop
+/// (also when the caller panics).
+pub(crate) struct Pinned<'a, A: TypeArray, E> {
     raw: *mut jni::sys::JNIEnv,
-    arrays: &'a [JByteArray<'a>],
+    arrays: &'a [JPrimitiveArray<'a, A>],
     ptrs: Vec<*mut c_void>,
-    slices: Vec<&'a [u8]>,
+    /// The pinned arrays' elements, in the order of `arrays`.
+    pub(crate) slices: Vec<&'a [E]>,
 }
 
-impl<'a> Pinned<'a> {
-    fn pin(env: &mut JNIEnv<'_>, arrays: &'a [JByteArray<'a>], lens: &[usize]) -> FfiResult<Self> {
-        let raw = env.get_raw();
-        // SAFETY: `raw` is the current thread's valid JNIEnv; the function
-        // table is filled by the JVM.
+impl<'a, A: TypeArray, E> Pinned<'a, A, E> {
+    /// Pins `arrays` (`lens[i]` elements each, as read with
+    /// `GetArrayLength`). Only other `Get*Critical` calls may follow until
+    /// the value is dropped.
+    ///
+    /// # Safety
+    /// `raw` is the current thread's valid `JNIEnv`; every array is a live,
+    /// non-NULL local reference of length `lens[i]`; `E` is a plain integer
+    /// type every bit pattern of `A` is valid for.
+    pub(crate) unsafe fn pin(raw: *mut jni::sys::JNIEnv, arrays: &'a [JPrimitiveArray<'a, A>], lens: &[usize]) -> FfiResult<Self> {
+        if std::mem::size_of::<E>() != std::mem::size_of::<A>() || std::mem::align_of::<E>() > std::mem::align_of::<A>() {
+            return Err(FfiError::invalid("JNI: pinned element type does not match the Java array's"));
+        }
+        // SAFETY: `raw` is valid per the caller; the function table is
+        // filled by the JVM.
         let table = unsafe { &**raw };
         let (Some(get), Some(_)) = (table.GetPrimitiveArrayCritical, table.ReleasePrimitiveArrayCritical) else {
             return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical missing"));
         };
         let mut pinned = Pinned { raw, arrays, ptrs: Vec::with_capacity(arrays.len()), slices: Vec::with_capacity(arrays.len()) };
         for (arr, &len) in arrays.iter().zip(lens) {
-            // SAFETY: `arr` is a live local reference to a byte[] (checked
-            // non-NULL above); critical regions may nest, and no other JNI
-            // call happens until every one is released in `drop`.
+            // SAFETY: `arr` is a live local reference to a primitive array
+            // (caller's contract); critical regions may nest, and no other
+            // JNI call happens until every one is released in `drop`.
             let p = unsafe { get(raw, arr.as_raw(), ptr::null_mut::<jboolean>()) };
             if p.is_null() {
                 return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical returned NULL (out of memory)"));
             }
             pinned.ptrs.push(p);
-            // SAFETY: the JVM guarantees `len` readable bytes at `p` (the
-            // array's length, read above) until the release in `drop`, which
-            // outlives every use of `slices` (they are borrowed from `self`).
-            pinned.slices.push(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) });
+            // SAFETY: the JVM guarantees `len` readable elements of `A` at
+            // `p` (the array's length) until the release in `drop`, which
+            // outlives every use of `slices` (borrowed from `self`); `E` has
+            // `A`'s size, no stricter alignment (checked above) and accepts
+            // every bit pattern (caller's contract).
+            pinned.slices.push(unsafe { std::slice::from_raw_parts(p.cast::<E>(), len) });
         }
         Ok(pinned)
     }
 }
 
-impl Drop for Pinned<'_> {
+impl<A: TypeArray, E> Drop for Pinned<'_, A, E> {
     fn drop(&mut self) {
         self.slices.clear();
         // SAFETY: as in `pin`; the table was checked to have the function.

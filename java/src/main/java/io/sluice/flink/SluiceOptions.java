@@ -55,6 +55,17 @@ public final class SluiceOptions {
             .withDescription("Longest time the native Calc holds a watermark back to fill its batch "
                     + "(0: flush on every watermark). Order of rows and watermarks is kept.");
 
+    /**
+     * Calc: rows whose strings are lazy (String-backed) hand their CHAR / VARCHAR values to native
+     * code as UTF-16 ({@code String.getChars} into a {@code char[]}, encoded natively through a
+     * repeated-value cache) instead of being written as rows by Flink (JDK {@code getBytes(UTF_8)}).
+     * Off by default: measured no faster on JDK 17 (java/README.md, "Lazy strings").
+     */
+    public static final ConfigOption<Boolean> CALC_UTF16_STRINGS = ConfigOptions.key("sluice.calc.utf16-strings")
+            .booleanType().defaultValue(false)
+            .withDescription("Native Calc: encode lazy (String-backed) CHAR/VARCHAR values natively from UTF-16 "
+                    + "instead of through Flink's row writer (JDK getBytes). Off: measured no faster on JDK 17.");
+
     /** When the native library cannot be loaded: fall back to Flink's operators (logged once) instead of failing. */
     public static final ConfigOption<Boolean> FALLBACK = ConfigOptions.key("sluice.fallback")
             .booleanType().defaultValue(false)

@@ -59,6 +59,35 @@ public final class CalcNative extends NativeHandle {
                 batch.rowOffset(), batch.rowSize(), batch.numRows());
     }
 
+    /**
+     * Projects one batch whose listed CHAR / VARCHAR fields come as UTF-16
+     * ({@code strings}) instead of from the rows (whose slots for them are not
+     * read; leave them NULL). Each value is encoded once, natively, through
+     * its field's repeated-value cache.
+     *
+     * @param batch the input rows (same count as {@code strings.numRows()})
+     * @param strings the UTF-16 columns
+     * @return the output rows, one per input row, RowKinds preserved
+     * @throws SluiceException as {@link #process(RowBatch)}, or for a listed
+     *     field that is not CHAR / VARCHAR or mismatched row counts
+     */
+    public RowBlock process(RowBatch batch, Utf16Columns strings) {
+        return processUtf16(address(), batch.segments(), batch.numSegments(), batch.rowSegment(),
+                batch.rowOffset(), batch.rowSize(), batch.numRows(), strings.fields(), strings.units(),
+                strings.offsets(), strings.nulls(), strings.numColumns());
+    }
+
+    /**
+     * The UTF-16 encode cache counters of one input field (a debug accessor).
+     *
+     * @param field input field index
+     * @return {@code {hits, misses, ineligible, bypassedRows, bypassed ? 1 : 0}},
+     *     or null before any UTF-16 batch
+     */
+    public long[] encodeCacheStats(int field) {
+        return encodeCacheStats(address(), field);
+    }
+
     private static native long create(String[] inputNames, String[] inputTypes, String[] expressions, String[] outputTypes);
 
     private static native String[] outputTypes(long handle);
@@ -67,6 +96,12 @@ public final class CalcNative extends NativeHandle {
 
     private static native RowBlock process(long handle, Object[] segments, int numSegments, int[] rowSegment,
             int[] rowOffset, int[] rowSize, int numRows);
+
+    private static native RowBlock processUtf16(long handle, Object[] segments, int numSegments, int[] rowSegment,
+            int[] rowOffset, int[] rowSize, int numRows, int[] fields, Object[] units, Object[] offsets,
+            Object[] nulls, int numColumns);
+
+    private static native long[] encodeCacheStats(long handle, int field);
 
     private static native void free(long handle);
 }

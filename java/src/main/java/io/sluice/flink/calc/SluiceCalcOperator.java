@@ -56,8 +56,21 @@ import io.sluice.jni.RowBlock;
  * also makes Flink object reuse safe (a buffered row never references the
  * upstream's reused object) and serves rows that are not a
  * {@code BinaryRowData} (e.g. {@code GenericRowData} with
- * {@code String}-backed strings), which {@link RowDataSerializer#toBinaryRow}
- * encodes first with Flink's own UTF-8 encoder.
+ * {@code String}-backed strings) the same way once written as a row.
+ *
+ * <p><b>Lazy strings.</b> With {@code utf16Strings}
+ * ({@code sluice.calc.utf16-strings}), a batch whose first row is not a
+ * {@code BinaryRowData} (e.g. a {@code GenericRowData} whose CHAR / VARCHAR
+ * fields are lazy {@code BinaryStringData} holding only a
+ * {@code java.lang.String}) goes the UTF-16 way ({@link Utf16RowWriter}):
+ * each row is written without its string fields, and each string value is
+ * copied once, with {@link String#getChars}, into its column's reusable
+ * {@code char[]}; native code encodes it once, into Arrow, with the SIMD
+ * encoder through the column's repeated-value cache. Off by default: against
+ * {@link RowDataSerializer#toBinaryRow} (whose {@code writeString} uses the
+ * JDK's {@code getBytes(UTF_8)}) it measured no faster for Latin-1 strings and
+ * slower for UTF-16 ones on JDK 17, where {@code getChars} of a UTF-16 string
+ * costs more than the native encode saves (java/README.md, "Lazy strings").
  *
  * <p><b>Metrics</b> (operator metric group): {@code rowsIn}, {@code rowsOut},
  * {@code batches}, {@code nativeTimeNanos}, {@code bytesCopied}.
@@ -72,6 +85,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private final int batchSize;
     private final int outputArity;
     private final long maxDelayMillis;
+    private final boolean utf16Strings;
 
     private transient CalcNative program;
     private transient RowBatch batch;
@@ -80,6 +94,9 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private transient MemorySegment arenaSegment;
     private transient int arenaUsed;
     private transient BinaryRowData gathered;
+    /** Null when the input has no CHAR / VARCHAR field. */
+    private transient Utf16RowWriter utf16;
+    private transient boolean utf16Batch;
     private transient long[] timestamps;
     private transient boolean[] hasTimestamp;
     private transient StreamRecord<RowData> out;
@@ -104,7 +121,8 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
      * @param batchSize rows per native call (≥ 1)
      */
     public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize) {
-        this(inputType, expressions, outputTypes, batchSize, SluiceOptions.BATCH_MAX_DELAY.defaultValue().toMillis());
+        this(inputType, expressions, outputTypes, batchSize, SluiceOptions.BATCH_MAX_DELAY.defaultValue().toMillis(),
+                false);
     }
 
     /**
@@ -118,6 +136,35 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
      */
     public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
             long maxDelayMillis) {
+        this(inputType, expressions, outputTypes, batchSize, maxDelayMillis, false);
+    }
+
+    /**
+     * @param inputType the input rows' type (names and types feed the native program)
+     * @param expressions one expression per output column
+     * @param outputTypes output types ({@code LogicalType#asSerializableString()}),
+     *     or null to use the native inference
+     * @param batchSize rows per native call (≥ 1)
+     * @param utf16Strings hand lazy strings over as UTF-16 ({@code sluice.calc.utf16-strings})
+     */
+    public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
+            boolean utf16Strings) {
+        this(inputType, expressions, outputTypes, batchSize, SluiceOptions.BATCH_MAX_DELAY.defaultValue().toMillis(),
+                utf16Strings);
+    }
+
+    /**
+     * @param inputType the input rows' type (names and types feed the native program)
+     * @param expressions one expression per output column
+     * @param outputTypes output types ({@code LogicalType#asSerializableString()}),
+     *     or null to use the native inference
+     * @param batchSize rows per native call (≥ 1)
+     * @param maxDelayMillis longest time a watermark is held back to fill the batch
+     *     (0: flush on every watermark)
+     * @param utf16Strings hand lazy strings over as UTF-16 ({@code sluice.calc.utf16-strings})
+     */
+    public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
+            long maxDelayMillis, boolean utf16Strings) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
@@ -130,6 +177,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         this.outputTypes = outputTypes == null ? null : outputTypes.clone();
         this.outputArity = expressions.length;
         this.batchSize = batchSize;
+        this.utf16Strings = utf16Strings;
         CalcCompat.chainAlways(this);
     }
 
@@ -144,6 +192,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         arena = new byte[Math.max(1 << 16, batchSize * 64)];
         arenaSegment = MemorySegmentFactory.wrap(arena);
         gathered = new BinaryRowData(inputType.getFieldCount());
+        utf16 = utf16Strings ? Utf16RowWriter.create(inputType, batchSize) : null;
         timestamps = new long[batchSize];
         hasTimestamp = new boolean[batchSize];
         out = new StreamRecord<>(null);
@@ -160,7 +209,15 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
-        BinaryRowData bin = row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
+        if (batch.numRows() == 0) {
+            utf16Batch = utf16 != null && !(row instanceof BinaryRowData);
+        }
+        BinaryRowData bin;
+        if (utf16Batch) {
+            bin = utf16.write(row);
+        } else {
+            bin = row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
+        }
         int size = bin.getSizeInBytes();
         if (arenaUsed + size > arena.length) {
             // Rows already gathered keep pointing into the old array (RowBatch holds it).
@@ -190,10 +247,13 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
             return;
         }
         long t0 = System.nanoTime();
-        RowBlock block = program.process(batch);
+        RowBlock block = utf16Batch ? program.process(batch, utf16.columns()) : program.process(batch);
         nativeTimeNanos.inc(System.nanoTime() - t0);
         batches.inc();
         batch.clear();
+        if (utf16Batch) {
+            utf16.columns().clear();
+        }
         arenaUsed = 0; // native code is done with the gathered rows
         int h = 0;
         for (int i = 0; i < n; i++) {

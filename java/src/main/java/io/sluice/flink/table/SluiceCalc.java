@@ -96,7 +96,7 @@ public final class SluiceCalc {
         }
         DataStream<RowData> rows = tEnv.toDataStream(input, inType.bridgedTo(RowData.class));
         SluiceCalcOperator op = new SluiceCalcOperator(inRow, expressions, outTypes, conf.get(SluiceOptions.BATCH_SIZE),
-                conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis());
+                conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis(), conf.get(SluiceOptions.CALC_UTF16_STRINGS));
         DataStream<RowData> projected = rows.transform(
                 "SluiceCalc" + Arrays.toString(expressions), InternalTypeInfo.of(outRow), op);
         return tEnv.fromDataStream(projected);
