@@ -712,21 +712,16 @@ impl RowConverter {
                 (byte, mask, nb + 8 * j)
             })
             .collect();
-        // One pass per column: the sum stays in a register (summing all
-        // columns per row kept them in memory, a store-to-load chain per
-        // row); after the first pass the rows are in cache.
+        // One pass over the rows for up to four columns at a time: the sums
+        // live in a fixed-size array the compiler keeps in registers.
         let mut col_sums = vec![0usize; cols.len()];
-        for (&(byte, mask, pos), col_sum) in slots.iter().zip(col_sums.iter_mut()) {
-            let mut sum = 0usize;
-            src.for_each_row(self.fixed_size, |row| {
-                let null = row.get(byte).is_none_or(|b| b & mask != 0);
-                let w = u64_at(row, pos).unwrap_or(0);
-                let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
-                // Never reserve more than the row can hold (a malformed length
-                // is reported by the main pass); NULL slots add nothing.
-                sum += if null { 0 } else { len.min(row.len()) };
-            })?;
-            *col_sum = sum;
+        for (group, out) in slots.chunks(4).zip(col_sums.chunks_mut(4)) {
+            match group.len() {
+                1 => sum_lengths::<1, S>(src, self.fixed_size, group, out)?,
+                2 => sum_lengths::<2, S>(src, self.fixed_size, group, out)?,
+                3 => sum_lengths::<3, S>(src, self.fixed_size, group, out)?,
+                _ => sum_lengths::<4, S>(src, self.fixed_size, group, out)?,
+            }
         }
         let mut sums = vec![0usize; self.fields.len()];
         for (&j, &sum) in cols.iter().zip(&col_sums) {
@@ -737,4 +732,32 @@ impl RowConverter {
         }
         Ok(())
     }
+}
+
+/// Sums the string / binary lengths of the `N` columns whose (null byte,
+/// null mask, slot position) are `slots` over every row of `src`, in one
+/// pass, into `out`. A NULL adds nothing; a length is never counted as
+/// more than its row holds (a malformed length is reported by the main
+/// pass).
+#[inline]
+fn sum_lengths<const N: usize, S: RowSource>(
+    src: &S,
+    fixed_size: usize,
+    slots: &[(usize, u8, usize)],
+    out: &mut [usize],
+) -> Result<()> {
+    let Ok(slots) = <[(usize, u8, usize); N]>::try_from(slots) else { return unreachable_kind() };
+    let mut sums = [0usize; N];
+    src.for_each_row(fixed_size, |row| {
+        for (sum, &(byte, mask, pos)) in sums.iter_mut().zip(&slots) {
+            let null = row.get(byte).is_none_or(|b| b & mask != 0);
+            let w = u64_at(row, pos).unwrap_or(0);
+            let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
+            *sum += if null { 0 } else { len.min(row.len()) };
+        }
+    })?;
+    for (o, s) in out.iter_mut().zip(sums) {
+        *o = s;
+    }
+    Ok(())
 }

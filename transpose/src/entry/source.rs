@@ -1,6 +1,8 @@
 //! Where the rows of a batch come from: one contiguous buffer + offsets,
 //! or (segment, offset, length) addresses; each checked once per block.
 
+use std::cell::Cell;
+
 use crate::error::{Error, Result};
 use crate::row_kind::RowKind;
 
@@ -130,25 +132,35 @@ fn offsets_ok(offsets: &[i64], dl: u64, fixed_size: usize) -> bool {
 pub(crate) struct Contiguous<'a> {
     data: &'a [u8],
     offsets: &'a [i64],
-    /// Every row was checked by [`Contiguous::new`] to lie in `data` and
-    /// to hold at least this many bytes (0: not checked).
-    checked_fixed: usize,
+    /// Every row was checked (by a complete [`RowSource::for_each_row`]) to
+    /// lie in `data` and to hold at least this many bytes (0: not checked).
+    checked_fixed: Cell<usize>,
 }
 
 impl<'a> Contiguous<'a> {
-    /// The rows of `data` at `offsets`, all checked once here (in bounds,
-    /// at least `fixed_size` bytes each) so that the passes over them need
-    /// not check again; a batch that fails is checked row by row later,
-    /// which names the bad row.
-    pub(crate) fn new(data: &'a [u8], offsets: &'a [i64], fixed_size: usize) -> Self {
-        let ok = fixed_size > 0 && offsets_ok(offsets, data.len() as u64, fixed_size);
-        Contiguous { data, offsets, checked_fixed: if ok { fixed_size } else { 0 } }
+    /// The rows of `data` at `offsets`. Nothing is checked here: the first
+    /// pass over the rows checks each row's bounds as it goes (the
+    /// presizing pass over all rows, or the block check of `fill_block`),
+    /// so the offsets are read once for both.
+    pub(crate) fn new(data: &'a [u8], offsets: &'a [i64], _fixed_size: usize) -> Self {
+        Contiguous { data, offsets, checked_fixed: Cell::new(0) }
     }
 
-    /// Whether rows `offs` were checked for `fixed_size`, here or by `new`.
+    /// Whether rows `offs` were checked for `fixed_size`, before or here.
     #[inline(always)]
     fn rows_ok(&self, offs: &[i64], fixed_size: usize) -> bool {
-        (fixed_size > 0 && fixed_size <= self.checked_fixed) || offsets_ok(offs, self.data.len() as u64, fixed_size)
+        (fixed_size > 0 && fixed_size <= self.checked_fixed.get())
+            || offsets_ok(offs, self.data.len() as u64, fixed_size)
+    }
+
+    /// The error of row `i`, the first row of the batch that fails the
+    /// bounds or fixed-part check.
+    #[cold]
+    fn row_error(&self, i: usize, fixed_size: usize) -> Error {
+        match self.row(i) {
+            Err(e) => e,
+            Ok(row) => Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size },
+        }
     }
 }
 
@@ -176,20 +188,45 @@ impl RowSource for Contiguous<'_> {
         }
     }
 
-    /// All offsets are checked in one branch-free pass first; only a batch
-    /// with a bad row goes through the row-by-row checks.
+    /// Each row is checked as it comes (in bounds, at least `fixed_size`
+    /// bytes; one predictable branch a row); after a complete pass the
+    /// batch is known good, and the later block checks are skipped.
     #[inline]
     fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
         let data = self.data;
-        if !self.rows_ok(self.offsets, fixed_size) {
+        if fixed_size > 0 && fixed_size <= self.checked_fixed.get() {
+            for w in self.offsets.windows(2) {
+                let (s, e) = (w[0] as usize, w[1] as usize);
+                prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
+                // SAFETY: s <= e <= data.len() was checked for every row by
+                // the complete pass that set `checked_fixed`.
+                f(unsafe { data.get_unchecked(s..e) });
+            }
+            return Ok(());
+        }
+        let (Some((&first, rest)), true) = (self.offsets.split_first(), fixed_size > 0) else {
             return for_each_row_checked(self, fixed_size, f);
+        };
+        let dl = data.len() as u64;
+        let fs = fixed_size as u64;
+        // a negative offset is > dl as u64
+        let mut s = first as u64;
+        if s > dl {
+            return Err(self.row_error(0, fixed_size));
         }
-        for w in self.offsets.windows(2) {
-            let (s, e) = (w[0] as usize, w[1] as usize);
-            prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
-            // SAFETY: s <= e <= data.len() was checked for every row just above.
-            f(unsafe { data.get_unchecked(s..e) });
+        for (i, &e) in rest.iter().enumerate() {
+            let e = e as u64;
+            // s <= dl < 2^63, so `s + fs` does not wrap; e >= s + fs > s
+            if (e > dl) | (e < s + fs) {
+                return Err(self.row_error(i, fixed_size));
+            }
+            prefetch_ptr(data.as_ptr().wrapping_add(s as usize + PREFETCH_BYTES));
+            // SAFETY: s + fixed_size <= e <= data.len(), checked just above
+            // (and for s, by the previous row or before the loop).
+            f(unsafe { data.get_unchecked(s as usize..e as usize) });
+            s = e;
         }
+        self.checked_fixed.set(fixed_size);
         Ok(())
     }
 
