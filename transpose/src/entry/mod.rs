@@ -32,7 +32,7 @@ mod flat;
 mod source;
 
 pub use source::RowAddress;
-pub(crate) use source::{Contiguous, RowSource, Segmented};
+pub(crate) use source::{Contiguous, RowSource, RowVisitor, Segmented};
 
 /// Storage of one column (or nested child) under construction.
 enum Col {
@@ -662,8 +662,12 @@ impl RowConverter {
             let end = (first + rows_per_block).min(n);
             block.clear();
             src.fill_block(first, end, self.fixed_size, &mut kinds[first..end], &mut block)?;
+            // SAFETY: `fill_block` returned rows of at least `fixed_size`
+            // bytes each, and `flat_cols` was planned for `fixed_size`.
             let flat_done = !flat_cols.is_empty()
-                && flat::decode_block(&flat_cols, &block, self.fixed_size, &mut builders, &self.fields, &mut pending)?;
+                && unsafe {
+                    flat::decode_block(&flat_cols, &block, self.fixed_size, &mut builders, &self.fields, &mut pending)
+                }?;
             for (j, (b, node)) in builders.iter_mut().zip(&self.fields).enumerate() {
                 if !(skip(j) || flat_done && is_flat[j]) {
                     b.decode_block(node, &block, first, j, nb + 8 * j)?;
@@ -747,17 +751,29 @@ fn sum_lengths<const N: usize, S: RowSource>(
     out: &mut [usize],
 ) -> Result<()> {
     let Ok(slots) = <[(usize, u8, usize); N]>::try_from(slots) else { return unreachable_kind() };
-    let mut sums = [0usize; N];
-    src.for_each_row(fixed_size, |row| {
-        for (sum, &(byte, mask, pos)) in sums.iter_mut().zip(&slots) {
+    let mut v = LengthSums { slots, sums: [0usize; N] };
+    src.for_each_row(fixed_size, &mut v)?;
+    for (o, s) in out.iter_mut().zip(v.sums) {
+        *o = s;
+    }
+    Ok(())
+}
+
+/// The running sums of [`sum_lengths`]: (null byte, null mask, slot
+/// position) of each column and its sum so far.
+struct LengthSums<const N: usize> {
+    slots: [(usize, u8, usize); N],
+    sums: [usize; N],
+}
+
+impl<const N: usize> RowVisitor for LengthSums<N> {
+    #[inline(always)]
+    fn visit(&mut self, row: &[u8]) {
+        for (sum, &(byte, mask, pos)) in self.sums.iter_mut().zip(&self.slots) {
             let null = row.get(byte).is_none_or(|b| b & mask != 0);
             let w = u64_at(row, pos).unwrap_or(0);
             let len = if w >> 63 == 1 { ((w >> 56) & 0x7F) as usize } else { (w & 0xFFFF_FFFF) as usize };
             *sum += if null { 0 } else { len.min(row.len()) };
         }
-    })?;
-    for (o, s) in out.iter_mut().zip(sums) {
-        *o = s;
     }
-    Ok(())
 }

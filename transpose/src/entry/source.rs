@@ -37,16 +37,18 @@ pub(crate) trait RowSource {
     /// than the buffers hold, whatever the offsets say).
     fn total_bytes(&self) -> usize;
 
-    /// Calls `f` on every row in order, each checked for bounds and a
+    /// Calls `v` on every row in order, each checked for bounds and a
     /// fixed part of `fixed_size` bytes (the first bad row is the error).
     #[inline]
-    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, f: F) -> Result<()> {
-        for_each_row_checked(self, fixed_size, f)
+    fn for_each_row<V: RowVisitor>(&self, fixed_size: usize, v: &mut V) -> Result<()> {
+        for_each_row_checked(self, fixed_size, v)
     }
 
     /// Checks rows `first..end` (bounds, fixed part present, RowKind byte),
     /// writes their kinds into `kinds` (one per row) and their bytes into
-    /// `out`. The error is the first bad row's, in row order.
+    /// `out`. The error is the first bad row's, in row order. Every row put
+    /// into `out` holds at least `fixed_size` bytes: the flat decoder's
+    /// unchecked slot reads rely on it.
     #[inline]
     fn fill_block<'s>(
         &'s self,
@@ -60,8 +62,20 @@ pub(crate) trait RowSource {
     }
 }
 
+/// What a pass over all rows ([`RowSource::for_each_row`]) does with each
+/// row. A trait rather than a closure: its `visit` can be marked
+/// `#[inline(always)]`, so the row loop has no call in it.
+pub(crate) trait RowVisitor {
+    /// Called once per row, in row order.
+    fn visit(&mut self, row: &[u8]);
+}
+
 /// [`RowSource::for_each_row`] with every row checked as it comes.
-fn for_each_row_checked<S: RowSource + ?Sized, F: FnMut(&[u8])>(src: &S, fixed_size: usize, mut f: F) -> Result<()> {
+fn for_each_row_checked<S: RowSource + ?Sized, V: RowVisitor + ?Sized>(
+    src: &S,
+    fixed_size: usize,
+    v: &mut V,
+) -> Result<()> {
     for i in 0..src.num_rows() {
         // only the fixed part: the slots are all this pass reads
         src.prefetch(i + PREFETCH_AHEAD, fixed_size);
@@ -69,7 +83,7 @@ fn for_each_row_checked<S: RowSource + ?Sized, F: FnMut(&[u8])>(src: &S, fixed_s
         if row.len() < fixed_size {
             return Err(Error::TruncatedRow { row: i, size: row.len(), needed: fixed_size });
         }
-        f(row);
+        v.visit(row);
     }
     Ok(())
 }
@@ -189,23 +203,16 @@ impl RowSource for Contiguous<'_> {
     }
 
     /// Each row is checked as it comes (in bounds, at least `fixed_size`
-    /// bytes; one predictable branch a row); after a complete pass the
-    /// batch is known good, and the later block checks are skipped.
+    /// bytes; one predictable branch a row), also when an earlier pass
+    /// checked them: one call site of `v.visit` keeps it inlined. After a
+    /// complete pass the batch is known good, and the later block checks
+    /// are skipped.
     #[inline]
-    fn for_each_row<F: FnMut(&[u8])>(&self, fixed_size: usize, mut f: F) -> Result<()> {
+    fn for_each_row<V: RowVisitor>(&self, fixed_size: usize, v: &mut V) -> Result<()> {
         let data = self.data;
-        if fixed_size > 0 && fixed_size <= self.checked_fixed.get() {
-            for w in self.offsets.windows(2) {
-                let (s, e) = (w[0] as usize, w[1] as usize);
-                prefetch_ptr(data.as_ptr().wrapping_add(s + PREFETCH_BYTES));
-                // SAFETY: s <= e <= data.len() was checked for every row by
-                // the complete pass that set `checked_fixed`.
-                f(unsafe { data.get_unchecked(s..e) });
-            }
-            return Ok(());
-        }
         let (Some((&first, rest)), true) = (self.offsets.split_first(), fixed_size > 0) else {
-            return for_each_row_checked(self, fixed_size, f);
+            // cold (no rows, or no fixed part): `dyn`, so `visit` is not inlined twice
+            return for_each_row_checked(self, fixed_size, v as &mut dyn RowVisitor);
         };
         let dl = data.len() as u64;
         let fs = fixed_size as u64;
@@ -223,7 +230,7 @@ impl RowSource for Contiguous<'_> {
             prefetch_ptr(data.as_ptr().wrapping_add(s as usize + PREFETCH_BYTES));
             // SAFETY: s + fixed_size <= e <= data.len(), checked just above
             // (and for s, by the previous row or before the loop).
-            f(unsafe { data.get_unchecked(s as usize..e as usize) });
+            v.visit(unsafe { data.get_unchecked(s as usize..e as usize) });
             s = e;
         }
         self.checked_fixed.set(fixed_size);
