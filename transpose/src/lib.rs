@@ -67,8 +67,9 @@
 //! # Performance
 //!
 //! Entry checks each block of up to 256 rows once (bounds, fixed part,
-//! RowKind; a contiguous batch's offsets are checked once for the whole
-//! batch), prefetching ahead. The flat top-level columns (fixed-width
+//! RowKind; a contiguous batch's offsets are checked inside the presizing
+//! pass below, so they are read once for both), prefetching every cache
+//! line of the rows ahead. The flat top-level columns (fixed-width
 //! numbers, strings, binaries) then run one loop each over the block that
 //! checks and writes at once into reserved capacity, committed only when
 //! the whole block passed; a block that fails, and every other column, goes
@@ -78,11 +79,16 @@
 //! from the row into the Arrow values buffer (short ones without a
 //! `memcpy` call), validated as UTF-8 in 64 KiB chunks while still in
 //! cache. Value buffers of top-level strings are sized by a first pass over
-//! the slots ([`ValuesSizing::ExactPass`], the default), so each is
-//! allocated once at its final size and every string byte is written
-//! exactly once; growing geometrically instead measured level on
-//! VARCHAR(16) and 25–35% slower on 4 × VARCHAR(64) and VARCHAR(256) (and
-//! re-copies on growth), so it is kept only as a benchmark option. Exit
+//! the slots ([`ValuesSizing::ExactPass`], the default; one pass sums up to
+//! four string columns), so each is allocated once at its final size and
+//! every string byte is written exactly once. Growing geometrically instead
+//! (no first pass, re-copies on growth) measured slower: in one
+//! interleaved run (`SLUICE_BENCH_INTERLEAVED=7`, load ~10 on 2 cores)
+//! entry / memcpy was 0.50 vs 0.44 on VARCHAR(16), 0.69 vs 0.53 on 4 ×
+//! VARCHAR(64) and 0.88 vs 0.76 on VARCHAR(256), i.e. the exact pass 14–30%
+//! faster; of three such runs only one wall-clock figure went the other
+//! way (VARCHAR(256) 0.65 vs 0.69, on-CPU 0.75 vs 0.70). It is kept only as
+//! a benchmark option. Exit
 //! writes a flat batch into one buffer sized exactly by a first pass over
 //! the string offsets, with unchecked stores at precomputed slot positions
 //! (other batches: fixed parts and padding with word stores into a buffer

@@ -97,8 +97,7 @@ unsafe fn word_at(p: *const u8) -> u64 {
     u64::from_le(unsafe { p.cast::<u64>().read_unaligned() })
 }
 
-/// Decodes the flat columns `cols` of a block of rows, each holding at
-/// least `fixed_size` bytes (checked by `fill_block`). Returns `false`, with
+/// Decodes the flat columns `cols` of a block of rows. Returns `false`, with
 /// nothing committed, when a check fails (a NULL in a NOT NULL column, a
 /// string slot pointing outside its row, a values buffer without room):
 /// the caller then decodes the block checked. With
@@ -106,7 +105,13 @@ unsafe fn word_at(p: *const u8) -> u64 {
 /// already hold the whole batch; with `Geometric` a block whose strings do
 /// not fit takes the checked path, which grows the buffer (`Vec` doubling),
 /// so only O(log n) blocks do.
-pub(super) fn decode_block(
+///
+/// # Safety
+/// Every row of `rows` holds at least `fixed_size` bytes (what
+/// [`RowSource::fill_block`](super::RowSource::fill_block) checks for the
+/// rows it returns), and `cols` comes from [`plan`] with this
+/// `fixed_size`: the loops read the null bytes and slots unchecked.
+pub(super) unsafe fn decode_block(
     cols: &[FlatCol],
     rows: &[&[u8]],
     fixed_size: usize,
@@ -115,9 +120,7 @@ pub(super) fn decode_block(
     pending: &mut Vec<Pending>,
 ) -> Result<bool> {
     let n = rows.len();
-    if rows.iter().any(|r| r.len() < fixed_size) {
-        return Ok(false);
-    }
+    debug_assert!(rows.iter().all(|r| r.len() >= fixed_size));
     pending.clear();
     for c in cols {
         let Some(b) = builders.get_mut(c.j) else { return super::unreachable_kind() };
@@ -205,7 +208,7 @@ fn fixed_loop<T>(rows: &[&[u8]], c: &FlatCol, v: &mut Vec<T>, conv: impl Fn(u64)
     for (k, row) in rows.iter().enumerate() {
         let p = row.as_ptr();
         // SAFETY: `c.byte < c.pos + 8 <= fixed_size <= row.len()` (`plan`
-        // and the length check of `decode_block`).
+        // and the contract of `decode_block`).
         let nb = unsafe { *p.add(c.byte) } & c.mask;
         // SAFETY: as above.
         let w = unsafe { word_at(p.add(c.pos)) };
@@ -232,7 +235,7 @@ fn bytes_loop(rows: &[&[u8]], c: &FlatCol, offsets: &mut Vec<i32>, values: &mut 
     for (k, row) in rows.iter().enumerate() {
         let p = row.as_ptr();
         // SAFETY: `c.byte < c.pos + 8 <= fixed_size <= row.len()` (`plan`
-        // and the length check of `decode_block`).
+        // and the contract of `decode_block`).
         let nb = unsafe { *p.add(c.byte) } & c.mask;
         seen |= nb;
         if nb == 0 {
