@@ -19,9 +19,9 @@ use crate::error::{FfiError, FfiResult};
 /// The native state behind a `CalcNative` handle.
 #[derive(Debug)]
 pub struct CalcHandle {
-    program: CalcProgram,
+    pub(super) program: CalcProgram,
     scratch: RowBatchScratch,
-    rows: Rows,
+    pub(super) rows: Rows,
 }
 
 /// Reads a `String[]` (null → `None`).

@@ -20,11 +20,12 @@
 //!
 //! Modules: [`boundary`] (exceptions and the panic guard), [`handle`]
 //! (boxed native objects as `long`s), [`rows`] (a batch of `BinaryRowData`
-//! in, rows out), [`library`] (version), and one module per Java class family.
+//! in, rows out), [`columns`] (the Calc's column handover), [`library`] (version), and one module per Java class family.
 
 #[macro_use]
 pub mod boundary;
 pub mod calc;
+pub mod columns;
 pub mod handle;
 pub mod keyed;
 pub mod library;
