@@ -200,7 +200,10 @@ fn check_offsets(offsets: &[i32], len: usize, field: &str) -> FfiResult<()> {
 fn check_utf8(values: &[u8], offsets: &[i32], field: &str) -> FfiResult<()> {
     let start = offsets.first().copied().unwrap_or(0) as usize;
     let end = offsets.last().copied().unwrap_or(0) as usize;
-    let region = values.get(start..end).unwrap_or(&[]);
+    // Only the values' bytes: Java's arrays are reused, so what follows
+    // `end` is stale data from an earlier batch.
+    let values = values.get(..end).unwrap_or(&[]);
+    let region = values.get(start..).unwrap_or(&[]);
     let interior = offsets.get(1..offsets.len().saturating_sub(1)).unwrap_or(&[]);
     let ok = simdutf8::basic::from_utf8(region).is_ok()
         && interior.iter().all(|&o| values.get(o as usize).is_none_or(|&b| (b as i8) >= -0x40));
