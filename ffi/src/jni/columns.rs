@@ -11,8 +11,9 @@
 
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::OnceLock;
 
-use jni::objects::{JByteArray, JClass, JIntArray, JObject, JObjectArray};
+use jni::objects::{GlobalRef, JByteArray, JClass, JIntArray, JObject, JObjectArray};
 use jni::sys::{jarray, jboolean, jint, jintArray, jlong, jobject, JNI_ABORT};
 use jni::JNIEnv;
 
@@ -95,6 +96,28 @@ struct Checked {
     nulls: (jarray, usize),
 }
 
+/// The primitive array classes a column may use, looked up once per JVM
+/// (`FindClass` on every batch costs microseconds, which shows at 32 rows
+/// per batch).
+static ARRAY_CLASSES: OnceLock<Vec<(&'static str, GlobalRef)>> = OnceLock::new();
+
+/// The class of `sig` arrays (`[B`, `[I`, ...).
+fn array_class(env: &mut JNIEnv<'_>, sig: &str) -> FfiResult<&'static GlobalRef> {
+    if ARRAY_CLASSES.get().is_none() {
+        let mut classes = Vec::with_capacity(6);
+        for name in ["[B", "[S", "[I", "[J", "[F", "[D"] {
+            let c = env.find_class(name)?;
+            classes.push((name, env.new_global_ref(&c)?));
+        }
+        // A racing thread may have set it first; both hold the same classes.
+        let _ = ARRAY_CLASSES.set(classes);
+    }
+    ARRAY_CLASSES
+        .get()
+        .and_then(|v| v.iter().find(|(n, _)| *n == sig).map(|(_, c)| c))
+        .ok_or_else(|| FfiError::invalid(format!("JNI: no array class {sig}")))
+}
+
 /// Fetches element `i` of `arr`, checks it is a `sig` array (e.g. `[I`) and
 /// returns it with its size in bytes.
 fn element(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, i: usize, sig: &str, elem: usize, what: &str) -> FfiResult<(jarray, usize)> {
@@ -102,7 +125,8 @@ fn element(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, i: usize, sig: &str, el
     if o.is_null() {
         return Err(FfiError::null(&format!("{what}[{i}]")));
     }
-    if !env.is_instance_of(&o, sig)? {
+    let class: &JClass<'_> = array_class(env, sig)?.as_obj().into();
+    if !env.is_instance_of(&o, class)? {
         return Err(FfiError::invalid(format!("{what}[{i}] is not a {sig} array")));
     }
     let raw = o.into_raw();

@@ -197,7 +197,13 @@ public final class ColumnBatch {
             len = (int) slot;
             byte[] vals = ensure(j, pos + len);
             MemorySegment[] segs = row.getSegments();
-            BinarySegmentUtils.copyToBytes(segs, row.getOffset() + off, vals, pos, len);
+            MemorySegment first = segs[0];
+            int at = row.getOffset() + off;
+            if (segs.length == 1 && !first.isOffHeap()) {
+                System.arraycopy(first.getArray(), at, vals, pos, len); // the common case: one heap segment
+            } else {
+                BinarySegmentUtils.copyToBytes(segs, at, vals, pos, len);
+            }
         }
         used[j] = pos + len;
         offs[r + 1] = pos + len;
