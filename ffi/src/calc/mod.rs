@@ -10,6 +10,7 @@
 //! Used by the JNI class `io.sluice.jni.CalcNative` (`crate::jni::calc`);
 //! the type is plain Rust so a C entry point can hold it too.
 
+pub mod columns;
 pub mod eval;
 mod lazy;
 pub mod spec;

@@ -20,13 +20,14 @@
 //!
 //! Modules: [`boundary`] (exceptions and the panic guard), [`handle`]
 //! (boxed native objects as `long`s), [`rows`] (a batch of `BinaryRowData`
-//! in, rows out), [`library`] (version), and one module per Java class family
-//! ([`calc_lazy`]: the Calc over rows whose strings come as UTF-16).
+//! in, rows out), [`columns`] (the Calc's column handover), [`library`] (version), and one
+//! module per Java class family ([`calc_lazy`]: the Calc over rows whose strings come as UTF-16).
 
 #[macro_use]
 pub mod boundary;
 pub mod calc;
 pub mod calc_lazy;
+pub mod columns;
 pub mod handle;
 pub mod keyed;
 pub mod library;

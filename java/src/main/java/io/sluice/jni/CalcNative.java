@@ -88,6 +88,32 @@ public final class CalcNative extends NativeHandle {
         return encodeCacheStats(address(), field);
     }
 
+    /**
+     * @return per input field, the {@link ColumnBatch} kind code to hand it over
+     *     with, -1 when no expression reads it, -2 when it must go by rows
+     */
+    public int[] columnKinds() {
+        return columnKinds(address());
+    }
+
+    /**
+     * Projects one batch handed over column by column (the arrays are borrowed
+     * for the call, not copied).
+     *
+     * @param batch the input columns, as {@link #columnKinds()} asks
+     * @return the output rows, one per input row, RowKinds preserved
+     * @throws SluiceException as {@link #process}, or when a column is missing or mistyped
+     */
+    public RowBlock processColumns(ColumnBatch batch) {
+        return processColumns(address(), batch.fields(), batch.values(), batch.offsets(), batch.nulls(),
+                batch.rowKinds(), batch.numRows());
+    }
+
+    private static native int[] columnKinds(long handle);
+
+    private static native RowBlock processColumns(long handle, int[] fields, Object[] values, Object[] offsets,
+            Object[] nulls, byte[] rowKinds, int numRows);
+
     private static native long create(String[] inputNames, String[] inputTypes, String[] expressions, String[] outputTypes);
 
     private static native String[] outputTypes(long handle);

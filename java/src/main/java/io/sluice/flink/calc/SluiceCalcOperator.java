@@ -1,6 +1,7 @@
 package io.sluice.flink.calc;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -20,6 +21,7 @@ import org.apache.flink.table.types.logical.RowType;
 import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.compat.CalcCompat;
 import io.sluice.jni.CalcNative;
+import io.sluice.jni.ColumnBatch;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
 
@@ -72,6 +74,14 @@ import io.sluice.jni.RowBlock;
  * slower for UTF-16 ones on JDK 17, where {@code getChars} of a UTF-16 string
  * costs more than the native encode saves (java/README.md, "Lazy strings").
  *
+ * <p><b>Column handover.</b> When every input field the program reads has a
+ * type {@link ColumnBatch} carries (strings, VARBINARY, the fixed-width
+ * numeric types, DATE), a {@code BinaryRowData} row is not gathered: its read
+ * fields are copied straight into per-column arrays, which native code
+ * borrows without copying, so each string is copied once in all (row → column
+ * array; {@code bytesCopied} counts those bytes). Other rows take the gather
+ * path; the buffered batch is flushed when the path changes, keeping order.
+ *
  * <p><b>Metrics</b> (operator metric group): {@code rowsIn}, {@code rowsOut},
  * {@code batches}, {@code nativeTimeNanos}, {@code bytesCopied}.
  */
@@ -112,6 +122,10 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private transient int numHeld;
     private transient long heldSince;
     private transient boolean timerPending;
+    private transient ColumnBatch columns;
+
+    /** Batches projected through the column handover in this JVM (tests check the path taken). */
+    static final AtomicLong COLUMN_BATCHES = new AtomicLong();
 
     /**
      * @param inputType the input rows' type (names and types feed the native program)
@@ -188,6 +202,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         String[] types = inputType.getChildren().stream().map(t -> t.asSerializableString()).toArray(String[]::new);
         program = new CalcNative(names, types, expressions, outputTypes);
         batch = new RowBatch(batchSize);
+        columns = columnBatch(program.columnKinds(), batchSize);
         serializer = new RowDataSerializer(inputType);
         arena = new byte[Math.max(1 << 16, batchSize * 64)];
         arenaSegment = MemorySegmentFactory.wrap(arena);
@@ -209,6 +224,17 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
+        if (columns != null && row instanceof BinaryRowData) {
+            if (batch.numRows() > 0) {
+                flush(); // keep input order across the two paths
+            }
+            bytesCopied.inc(columns.add((BinaryRowData) row));
+            buffered(element, columns.numRows() - 1);
+            return;
+        }
+        if (columnRows() > 0) {
+            flush();
+        }
         if (batch.numRows() == 0) {
             utf16Batch = utf16 != null && !(row instanceof BinaryRowData);
         }
@@ -230,24 +256,63 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         batch.add(gathered);
         arenaUsed += size;
         bytesCopied.inc(size);
-        int i = batch.numRows() - 1;
+        buffered(element, batch.numRows() - 1);
+    }
+
+    /** Records row {@code i}'s timestamp; flushes a full batch. */
+    private void buffered(StreamRecord<RowData> element, int i) throws Exception {
         timestamps[i] = element.getTimestamp();
         hasTimestamp[i] = element.hasTimestamp();
         rowsIn.inc();
-        if (batch.numRows() >= batchSize) {
+        if (i + 1 >= batchSize) {
             flush();
         }
     }
 
+    /**
+     * The column handover's batch, or null when some field the program reads
+     * has a type it does not carry.
+     */
+    private static ColumnBatch columnBatch(int[] kinds, int batchSize) {
+        int m = 0;
+        for (int k : kinds) {
+            if (k == -2) {
+                return null;
+            }
+            m += k >= 0 ? 1 : 0;
+        }
+        int[] fields = new int[m];
+        int[] carried = new int[m];
+        for (int f = 0, j = 0; f < kinds.length; f++) {
+            if (kinds[f] >= 0) {
+                fields[j] = f;
+                carried[j++] = kinds[f];
+            }
+        }
+        return new ColumnBatch(fields, carried, batchSize);
+    }
+
+    private int columnRows() {
+        return columns == null ? 0 : columns.numRows();
+    }
+
+    private RowBlock processColumns() {
+        RowBlock block = program.processColumns(columns);
+        columns.clear();
+        COLUMN_BATCHES.incrementAndGet();
+        return block;
+    }
+
     /** Projects the buffered rows and emits them, each held watermark at its place. */
     private void flush() throws Exception {
-        int n = batch.numRows();
+        int n = batch.numRows() + columnRows(); // at most one path holds rows
         if (n == 0) {
             emitHeld(0, n);
             return;
         }
         long t0 = System.nanoTime();
-        RowBlock block = utf16Batch ? program.process(batch, utf16.columns()) : program.process(batch);
+        RowBlock block = columnRows() > 0 ? processColumns()
+                : utf16Batch ? program.process(batch, utf16.columns()) : program.process(batch);
         nativeTimeNanos.inc(System.nanoTime() - t0);
         batches.inc();
         batch.clear();
@@ -292,7 +357,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        int n = batch.numRows();
+        int n = batch.numRows() + columnRows(); // rows buffered on either path
         if (maxDelayMillis == 0 || n == 0) {
             flush();
             super.processWatermark(mark);

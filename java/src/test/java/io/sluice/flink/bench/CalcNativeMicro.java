@@ -6,6 +6,7 @@ import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 import io.sluice.jni.CalcNative;
+import io.sluice.jni.ColumnBatch;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
 
@@ -13,7 +14,10 @@ import io.sluice.jni.RowBlock;
  * {@code CalcNative.process} alone, outside Flink: ns per row for one batch
  * of rows each in its own {@code byte[]} (as Flink hands them over) and for
  * the same rows packed into one {@code byte[]}, per expression and batch
- * size. Splits the sluice path's cost into JNI + transposes + kernel.
+ * size, and (the operator's two paths, Java-side copy included) for rows
+ * gathered into one reusable arena per batch and for the column handover
+ * ({@link ColumnBatch}: read fields copied into per-column arrays, borrowed
+ * natively). Splits the sluice path's cost into JNI + transposes + kernel.
  * Run by scripts/java-bench.sh with {@code micro} as the first argument.
  */
 public final class CalcNativeMicro {
@@ -24,14 +28,18 @@ public final class CalcNativeMicro {
         BinaryRowData[] rows = CalcBenchmark.materialise(65_536);
         String[] names = CalcBenchmark.TYPE.getFieldNames().toArray(new String[0]);
         String[] types = CalcBenchmark.TYPE.getChildren().stream().map(t -> t.asSerializableString()).toArray(String[]::new);
-        System.out.println("| expression | batch | rows in own byte[] ns/row | rows packed in one byte[] ns/row |");
-        System.out.println("| --- | --- | --- | --- |");
+        System.out.println("| expression | batch | rows in own byte[] ns/row | rows packed in one byte[] ns/row"
+                + " | gathered into arena (copy incl.) ns/row | column handover (copy incl.) ns/row |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (String e : new String[] {"id", "MD5(a)", "SHA2(a, w)", "CONCAT(a, b, c)", "CONCAT_WS('|', a, b, c)"}) {
             for (int bs : new int[] {32, 512, 8192}) {
                 try (CalcNative calc = new CalcNative(names, types, new String[] {e}, null)) {
                     double own = perRow(calc, rows, bs, false);
                     double packed = perRow(calc, rows, bs, true);
-                    System.out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f |%n", e, bs, own, packed);
+                    double gathered = gathered(calc, rows, bs);
+                    double columns = columns(calc, rows, bs);
+                    System.out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f | %.0f |%n", e, bs, own, packed,
+                            gathered, columns);
                 }
             }
         }
@@ -58,6 +66,83 @@ public final class CalcNativeMicro {
             System.out.print("");
         }
         return (double) best / (input.length / bs * bs);
+    }
+
+    /** As SluiceCalcOperator's gather path: each row copied into a reused arena, then by reference. */
+    private static double gathered(CalcNative calc, BinaryRowData[] rows, int bs) {
+        RowBatch batch = new RowBatch(bs);
+        byte[] arena = new byte[1 << 20];
+        org.apache.flink.core.memory.MemorySegment seg = MemorySegmentFactory.wrap(arena);
+        BinaryRowData[] views = new BinaryRowData[bs];
+        for (int i = 0; i < bs; i++) {
+            views[i] = new BinaryRowData(rows[0].getArity());
+        }
+        long total = 0;
+        long best = Long.MAX_VALUE;
+        for (int round = 0; round < 6; round++) {
+            long t0 = System.nanoTime();
+            for (int start = 0; start + bs <= rows.length; start += bs) {
+                int used = 0;
+                for (int i = start; i < start + bs; i++) {
+                    BinaryRowData r = rows[i];
+                    int size = r.getSizeInBytes();
+                    if (used + size > arena.length) {
+                        arena = new byte[arena.length * 2];
+                        seg = MemorySegmentFactory.wrap(arena);
+                        used = 0;
+                    }
+                    r.getSegments()[0].get(r.getOffset(), arena, used, size);
+                    BinaryRowData v = views[i - start];
+                    v.pointTo(seg, used, size);
+                    batch.add(v);
+                    used += size;
+                }
+                RowBlock b = calc.process(batch);
+                total += b.data.length;
+                batch.clear();
+            }
+            best = Math.min(best, System.nanoTime() - t0);
+        }
+        if (total == 42) {
+            System.out.print("");
+        }
+        return (double) best / (rows.length / bs * bs);
+    }
+
+    /** As SluiceCalcOperator's column path: read fields copied into a ColumnBatch, borrowed natively. */
+    private static double columns(CalcNative calc, BinaryRowData[] rows, int bs) {
+        int[] kinds = calc.columnKinds();
+        int m = 0;
+        for (int k : kinds) {
+            m += k >= 0 ? 1 : 0;
+        }
+        int[] fields = new int[m];
+        int[] carried = new int[m];
+        for (int f = 0, j = 0; f < kinds.length; f++) {
+            if (kinds[f] >= 0) {
+                fields[j] = f;
+                carried[j++] = kinds[f];
+            }
+        }
+        ColumnBatch cols = new ColumnBatch(fields, carried, bs);
+        long total = 0;
+        long best = Long.MAX_VALUE;
+        for (int round = 0; round < 6; round++) {
+            long t0 = System.nanoTime();
+            for (int start = 0; start + bs <= rows.length; start += bs) {
+                for (int i = start; i < start + bs; i++) {
+                    cols.add(rows[i]);
+                }
+                RowBlock b = calc.processColumns(cols);
+                total += b.data.length;
+                cols.clear();
+            }
+            best = Math.min(best, System.nanoTime() - t0);
+        }
+        if (total == 42) {
+            System.out.print("");
+        }
+        return (double) best / (rows.length / bs * bs);
     }
 
     private static BinaryRowData[] pack(BinaryRowData[] rows) {

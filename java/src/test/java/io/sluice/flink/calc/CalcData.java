@@ -11,6 +11,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -92,5 +93,20 @@ public final class CalcData {
         GeneratorFunction<Long, RowData> gen = CalcData::row;
         DataGeneratorSource<RowData> src = new DataGeneratorSource<>(gen, rows, InternalTypeInfo.of(TYPE));
         return env.fromSource(src, WatermarkStrategy.noWatermarks(), "calc-data");
+    }
+
+    /**
+     * As {@link #source}, each row already a {@code BinaryRowData} (as rows
+     * arrive from a network exchange or a format), so the Calc takes its
+     * column handover.
+     *
+     * @param env the environment
+     * @param rows how many rows
+     * @return a parallel source of binary rows {@code 0 .. rows-1}
+     */
+    public static DataStream<RowData> binarySource(StreamExecutionEnvironment env, long rows) {
+        GeneratorFunction<Long, RowData> gen = i -> new RowDataSerializer(TYPE).toBinaryRow(row(i)).copy();
+        DataGeneratorSource<RowData> src = new DataGeneratorSource<>(gen, rows, InternalTypeInfo.of(TYPE));
+        return env.fromSource(src, WatermarkStrategy.noWatermarks(), "calc-data-binary");
     }
 }

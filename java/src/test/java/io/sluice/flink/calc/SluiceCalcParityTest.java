@@ -66,16 +66,17 @@ class SluiceCalcParityTest {
         return tEnv;
     }
 
-    @ParameterizedTest(name = "parallelism {0}, object reuse {1}")
-    @CsvSource({"1, false", "4, false", "4, true"})
-    void everyFunctionMatchesStockFlink(int parallelism, boolean objectReuse) throws Exception {
+    @ParameterizedTest(name = "parallelism {0}, object reuse {1}, binary rows {2}")
+    @CsvSource({"1, false, false", "4, false, false", "4, true, false", "1, false, true", "4, true, true"})
+    void everyFunctionMatchesStockFlink(int parallelism, boolean objectReuse, boolean binaryRows) throws Exception {
         // An odd batch size: full batches and a partial last one per subtask.
         StreamTableEnvironment tEnv = tableEnv(parallelism, 1000 + 7 * parallelism);
         if (objectReuse) {
             // the operator must copy rows it buffers (upstream may reuse them)
             env.getConfig().enableObjectReuse();
         }
-        Table input = tEnv.fromDataStream(CalcData.source(env, ROWS));
+        // Binary rows take the operator's column handover (checked below).
+        Table input = tEnv.fromDataStream(binaryRows ? CalcData.binarySource(env, ROWS) : CalcData.source(env, ROWS));
         tEnv.createTemporaryView("t", input);
         Table stock = tEnv.sqlQuery("SELECT " + String.join(", ", EXPRESSIONS) + " FROM t");
         Table sluice = SluiceCalc.select(tEnv, input, EXPRESSIONS);
@@ -86,7 +87,12 @@ class SluiceCalcParityTest {
         assertTrue(!sluice.explain().contains("MD5("), sluice.explain());
 
         List<Row> want = collectSortedById(stock);
+        long columnBatches = SluiceCalcOperator.COLUMN_BATCHES.get();
         List<Row> got = collectSortedById(sluice);
+        if (binaryRows) {
+            assertTrue(SluiceCalcOperator.COLUMN_BATCHES.get() - columnBatches >= ROWS / (1000 + 7 * parallelism),
+                    "binary rows went through the column handover");
+        }
         assertEquals(ROWS, want.size());
         assertEquals(want.size(), got.size(), "row count");
         List<String> diffs = new ArrayList<>();

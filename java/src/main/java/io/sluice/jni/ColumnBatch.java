@@ -1,0 +1,296 @@
+package io.sluice.jni;
+
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
+
+/**
+ * A batch of rows handed to native code column by column: for each input
+ * field a {@link CalcNative} program reads, its values are copied straight
+ * from the row's segments into per-column heap arrays — for CHAR / VARCHAR /
+ * VARBINARY one {@code byte[]} of values back to back and {@code int[]}
+ * offsets, for fixed-width types a primitive array — plus one NULL flag byte
+ * per row. Native code pins these few arrays for one call and wraps them as
+ * Arrow buffers without copying (ffi/src/calc/columns.rs), so each string is
+ * copied exactly once: row → this batch's array.
+ *
+ * <p>Reading allocates nothing per row: the NULL bit and fixed-width values
+ * through {@code BinaryRowData}'s getters, a string's 8-byte slot through
+ * {@code getLong} (Flink's layout: high bit set = up to 7 bytes inline, length
+ * in bits 56..62; else {@code offset << 32 | length} into the row's variable
+ * part, which may span segments). Arrays grow geometrically and are reused.
+ * Kind codes match ffi/src/calc/columns.rs {@code ColumnKind}.
+ */
+public final class ColumnBatch {
+    /** CHAR / VARCHAR: UTF-8 bytes + offsets. */
+    public static final int UTF8 = 0;
+    /** VARBINARY: bytes + offsets. */
+    public static final int BINARY = 1;
+    /** BOOLEAN: {@code byte[]}. */
+    public static final int BOOLEAN = 2;
+    /** TINYINT: {@code byte[]}. */
+    public static final int TINYINT = 3;
+    /** SMALLINT: {@code short[]}. */
+    public static final int SMALLINT = 4;
+    /** INT: {@code int[]}. */
+    public static final int INT = 5;
+    /** BIGINT: {@code long[]}. */
+    public static final int BIGINT = 6;
+    /** FLOAT: {@code float[]}. */
+    public static final int FLOAT = 7;
+    /** DOUBLE: {@code double[]}. */
+    public static final int DOUBLE = 8;
+    /** DATE: {@code int[]} (days). */
+    public static final int DATE = 9;
+
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    private final int[] fields;
+    private final int[] kinds;
+    private final Object[] values;
+    private final Object[] offsets;
+    private final Object[] nulls;
+    private final int[] used;
+    private byte[] rowKinds;
+    private int capacity;
+    private int numRows;
+    private long bytesCopied;
+
+    /**
+     * @param fields the input fields to carry (as {@link CalcNative#columnKinds()} lists them)
+     * @param kinds each field's kind code
+     * @param capacity expected rows per batch
+     */
+    public ColumnBatch(int[] fields, int[] kinds, int capacity) {
+        if (fields.length != kinds.length) {
+            throw new IllegalArgumentException(fields.length + " fields for " + kinds.length + " kinds");
+        }
+        this.fields = fields.clone();
+        this.kinds = kinds.clone();
+        this.capacity = Math.max(1, capacity);
+        int m = fields.length;
+        values = new Object[m];
+        offsets = new Object[m];
+        nulls = new Object[m];
+        used = new int[m];
+        rowKinds = new byte[this.capacity];
+        for (int j = 0; j < m; j++) {
+            nulls[j] = new byte[this.capacity];
+            switch (kinds[j]) {
+                case UTF8:
+                case BINARY:
+                    values[j] = new byte[Math.max(64, this.capacity * 16)];
+                    offsets[j] = new int[this.capacity + 1];
+                    break;
+                case BOOLEAN:
+                case TINYINT:
+                    values[j] = new byte[this.capacity];
+                    break;
+                case SMALLINT:
+                    values[j] = new short[this.capacity];
+                    break;
+                case INT:
+                case DATE:
+                    values[j] = new int[this.capacity];
+                    break;
+                case BIGINT:
+                    values[j] = new long[this.capacity];
+                    break;
+                case FLOAT:
+                    values[j] = new float[this.capacity];
+                    break;
+                case DOUBLE:
+                    values[j] = new double[this.capacity];
+                    break;
+                default:
+                    throw new IllegalArgumentException("field " + fields[j] + ": unknown column kind " + kinds[j]);
+            }
+        }
+    }
+
+    /**
+     * Copies the carried fields of {@code row} into the batch; the row is not
+     * referenced afterwards (object reuse is safe).
+     *
+     * @param row the row
+     * @return bytes copied (string bytes plus fixed-width values)
+     */
+    public int add(BinaryRowData row) {
+        if (numRows == capacity) {
+            grow();
+        }
+        int r = numRows;
+        rowKinds[r] = row.getRowKind().toByteValue();
+        int copied = 0;
+        for (int j = 0; j < fields.length; j++) {
+            int f = fields[j];
+            boolean isNull = row.isNullAt(f);
+            ((byte[]) nulls[j])[r] = isNull ? (byte) 1 : (byte) 0;
+            switch (kinds[j]) {
+                case UTF8:
+                case BINARY:
+                    copied += addBytes(j, r, row, f, isNull);
+                    break;
+                case BOOLEAN:
+                    ((byte[]) values[j])[r] = !isNull && row.getBoolean(f) ? (byte) 1 : (byte) 0;
+                    copied += 1;
+                    break;
+                case TINYINT:
+                    ((byte[]) values[j])[r] = isNull ? 0 : row.getByte(f);
+                    copied += 1;
+                    break;
+                case SMALLINT:
+                    ((short[]) values[j])[r] = isNull ? 0 : row.getShort(f);
+                    copied += 2;
+                    break;
+                case INT:
+                case DATE:
+                    ((int[]) values[j])[r] = isNull ? 0 : row.getInt(f);
+                    copied += 4;
+                    break;
+                case BIGINT:
+                    ((long[]) values[j])[r] = isNull ? 0L : row.getLong(f);
+                    copied += 8;
+                    break;
+                case FLOAT:
+                    ((float[]) values[j])[r] = isNull ? 0f : row.getFloat(f);
+                    copied += 4;
+                    break;
+                default:
+                    ((double[]) values[j])[r] = isNull ? 0d : row.getDouble(f);
+                    copied += 8;
+                    break;
+            }
+        }
+        numRows = r + 1;
+        bytesCopied += copied;
+        return copied;
+    }
+
+    /** Appends field {@code f}'s string / binary bytes to column {@code j}; returns bytes copied. */
+    private int addBytes(int j, int r, BinaryRowData row, int f, boolean isNull) {
+        int[] offs = (int[]) offsets[j];
+        int pos = used[j];
+        if (isNull) {
+            offs[r + 1] = pos;
+            return 0;
+        }
+        long slot = row.getLong(f);
+        int len;
+        if (slot < 0) {
+            // Inline: up to 7 bytes in the slot itself (after the mark byte on big-endian).
+            len = (int) ((slot >>> 56) & 0x7F);
+            byte[] vals = ensure(j, pos + len);
+            if (LITTLE_ENDIAN) {
+                for (int k = 0; k < len; k++) {
+                    vals[pos + k] = (byte) (slot >>> (8 * k));
+                }
+            } else {
+                int fieldOffset = row.getOffset() + BinaryRowData.calculateBitSetWidthInBytes(row.getArity()) + 8 * f;
+                BinarySegmentUtils.copyToBytes(row.getSegments(), fieldOffset + 1, vals, pos, len);
+            }
+        } else {
+            int off = (int) (slot >>> 32);
+            len = (int) slot;
+            byte[] vals = ensure(j, pos + len);
+            MemorySegment[] segs = row.getSegments();
+            MemorySegment first = segs[0];
+            int at = row.getOffset() + off;
+            if (segs.length == 1 && !first.isOffHeap()) {
+                System.arraycopy(first.getArray(), at, vals, pos, len); // the common case: one heap segment
+            } else {
+                BinarySegmentUtils.copyToBytes(segs, at, vals, pos, len);
+            }
+        }
+        used[j] = pos + len;
+        offs[r + 1] = pos + len;
+        return len;
+    }
+
+    private byte[] ensure(int j, int need) {
+        byte[] vals = (byte[]) values[j];
+        if (need > vals.length) {
+            if (need < 0) {
+                throw new IllegalStateException("column of field " + fields[j] + " exceeds 2 GiB; use a smaller batch");
+            }
+            vals = Arrays.copyOf(vals, (int) Math.min(Integer.MAX_VALUE - 8L, Math.max(need, 2L * vals.length)));
+            values[j] = vals;
+        }
+        return vals;
+    }
+
+    private void grow() {
+        int c = capacity * 2;
+        rowKinds = Arrays.copyOf(rowKinds, c);
+        for (int j = 0; j < fields.length; j++) {
+            nulls[j] = Arrays.copyOf((byte[]) nulls[j], c);
+            switch (kinds[j]) {
+                case UTF8:
+                case BINARY:
+                    offsets[j] = Arrays.copyOf((int[]) offsets[j], c + 1);
+                    break;
+                case BOOLEAN:
+                case TINYINT:
+                    values[j] = Arrays.copyOf((byte[]) values[j], c);
+                    break;
+                case SMALLINT:
+                    values[j] = Arrays.copyOf((short[]) values[j], c);
+                    break;
+                case INT:
+                case DATE:
+                    values[j] = Arrays.copyOf((int[]) values[j], c);
+                    break;
+                case BIGINT:
+                    values[j] = Arrays.copyOf((long[]) values[j], c);
+                    break;
+                case FLOAT:
+                    values[j] = Arrays.copyOf((float[]) values[j], c);
+                    break;
+                default:
+                    values[j] = Arrays.copyOf((double[]) values[j], c);
+                    break;
+            }
+        }
+        capacity = c;
+    }
+
+    /** Forgets every row (keeps the arrays). */
+    public void clear() {
+        numRows = 0;
+        bytesCopied = 0;
+        Arrays.fill(used, 0);
+    }
+
+    /** @return rows in the batch */
+    public int numRows() {
+        return numRows;
+    }
+
+    /** @return bytes copied into the batch since the last {@link #clear()} */
+    public long bytesCopied() {
+        return bytesCopied;
+    }
+
+    int[] fields() {
+        return fields;
+    }
+
+    Object[] values() {
+        return values;
+    }
+
+    Object[] offsets() {
+        return offsets;
+    }
+
+    Object[] nulls() {
+        return nulls;
+    }
+
+    byte[] rowKinds() {
+        return rowKinds;
+    }
+}
