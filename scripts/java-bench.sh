@@ -6,6 +6,7 @@
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
 #   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
 #   scripts/java-bench.sh 2000000 3 1 curve=32,128,512,2048,8192   only the batch-size curve, at these sizes
+#   SLUICE_BENCH_JAVA_OPTS=-Dsluice.calc.column-handover=false scripts/java-bench.sh   (gather path)
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
 #   scripts/java-bench.sh lazy [ascii|mixed]    lazy (String-backed) strings into the Calc, per representation
@@ -27,4 +28,4 @@ if [ "${1:-}" = micro ]; then main=io.sluice.flink.bench.CalcNativeMicro; shift;
 if [ "${1:-}" = keyed ]; then main=io.sluice.flink.bench.KeyedBenchmark; shift; fi
 if [ "${1:-}" = lazy ]; then main=io.sluice.flink.bench.LazyStringMicro; shift; fi
 # shellcheck disable=SC2086
-exec java -Xmx3g -Xms3g $opens -cp "$cp" "$main" "$@"
+exec java -Xmx3g -Xms3g ${SLUICE_BENCH_JAVA_OPTS:-} $opens -cp "$cp" "$main" "$@"

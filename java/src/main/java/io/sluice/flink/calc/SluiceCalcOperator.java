@@ -202,7 +202,11 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         String[] types = inputType.getChildren().stream().map(t -> t.asSerializableString()).toArray(String[]::new);
         program = new CalcNative(names, types, expressions, outputTypes);
         batch = new RowBatch(batchSize);
-        columns = columnBatch(program.columnKinds(), batchSize);
+        // -Dsluice.calc.column-handover=false forces the gather path (a diagnostic
+        // switch for benchmarks that compare the two).
+        columns = Boolean.parseBoolean(System.getProperty("sluice.calc.column-handover", "true"))
+                ? columnBatch(program.columnKinds(), batchSize)
+                : null;
         serializer = new RowDataSerializer(inputType);
         arena = new byte[Math.max(1 << 16, batchSize * 64)];
         arenaSegment = MemorySegmentFactory.wrap(arena);
