@@ -144,14 +144,15 @@ pub fn print(s: &OperatorSpec) -> String {
     out
 }
 
-/// Whether `message` names part of `text`.
+/// Whether `message` names part of `text`: a whole word of it, or a name
+/// or value inside a word.
 fn names_the_text(message: &str, text: &str) -> bool {
     if text.split_ascii_whitespace().next().is_none() {
         return message.contains("empty spec");
     }
-    text.split(|c: char| c.is_ascii_whitespace() || "=,()".contains(c))
-        .filter(|f| !f.is_empty())
-        .any(|f| message.contains(f))
+    let words = text.split_ascii_whitespace();
+    let parts = text.split(|c: char| c.is_ascii_whitespace() || "=,()".contains(c));
+    words.chain(parts).filter(|f| !f.is_empty()).any(|f| message.contains(f))
 }
 
 /// A batch of `schema` with small values (so that keys repeat), or `None`

@@ -58,3 +58,17 @@ fn row_reader_nan_map_key_canonicalised() {
     ));
     sluice_fuzz::transpose::check_reader(&input);
 }
+
+/// The spec text `) …`: its first word is `)`, and the parser's error
+/// ``unknown operator `)` `` does name it. The check split the text at
+/// `=,()` as well as whitespace before looking for a fragment in the
+/// message, so a word made only of those characters vanished; it now also
+/// looks for whole words (the parser's behaviour is correct).
+#[test]
+fn operator_spec_operator_word_is_a_separator() {
+    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
+        "../corpus/operator_spec/seed-crash-operator-word-is-a-separator"
+    ));
+    assert!(input.text.starts_with(')'), "{:?}", input.text);
+    sluice_fuzz::operator_spec::check(&input);
+}
