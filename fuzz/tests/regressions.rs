@@ -72,3 +72,16 @@ fn operator_spec_operator_word_is_a_separator() {
     assert!(input.text.starts_with(')'), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
+
+/// The spec text `group_agg keys= aggs=count(*),`: the parser failed with
+/// ``aggregate `` is not function(column)``, which names nothing of the text.
+/// Fixed in the parser (`sluice-ffi`, `empty_aggregate_names_the_aggs_list`):
+/// an empty entry of `aggs=` now names the list.
+#[test]
+fn operator_spec_empty_aggregate_unnamed() {
+    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
+        "../corpus/operator_spec/seed-crash-empty-aggregate-unnamed"
+    ));
+    assert!(input.text.contains("aggs=count(*),"), "{:?}", input.text);
+    sluice_fuzz::operator_spec::check(&input);
+}

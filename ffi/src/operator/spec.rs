@@ -201,6 +201,9 @@ fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
     if s.is_empty() {
         return Err(spec_err("aggs= is empty"));
     }
+    if s.split(',').any(str::is_empty) {
+        return Err(spec_err(format!("aggs=`{s}` has an empty aggregate (a stray ',')")));
+    }
     s.split(',')
         .map(|a| {
             let (f, arg) = call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` is not function(column)")))?;
@@ -259,6 +262,26 @@ mod tests {
         assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false });
         let d = parse("dedup keys=1 keep=last", &s).unwrap();
         assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true });
+    }
+
+    /// Found by the `operator_spec` fuzz target: `aggs=count(*),` failed
+    /// with "aggregate `` is not function(column)", which names nothing of
+    /// the text.
+    #[test]
+    fn empty_aggregate_names_the_aggs_list() {
+        let s = schema();
+        for (spec, list) in [
+            ("group_agg keys= aggs=count(*),", "count(*),"),
+            ("group_agg keys=0 aggs=,sum(2)", ",sum(2)"),
+            ("group_agg keys=0 aggs=sum(2),,max(1)", "sum(2),,max(1)"),
+        ] {
+            let e = parse(spec, &s).unwrap_err();
+            assert_eq!(e.message, format!("bad operator spec: aggs=`{list}` has an empty aggregate (a stray ',')"));
+        }
+        // A column named by the empty string is still a column.
+        let named = Schema::new(vec![Field::new("", DataType::Int64, true)]);
+        let g = parse("group_agg keys= aggs=sum()", &named).unwrap();
+        assert_eq!(g.kind, SpecKind::GroupAgg { aggs: vec![AggSpec::sum(0)], retractable: true });
     }
 
     #[test]
