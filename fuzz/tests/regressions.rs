@@ -85,3 +85,17 @@ fn operator_spec_empty_aggregate_unnamed() {
     assert!(input.text.contains("aggs=count(*),"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
+
+/// `group_agg keys= aggs=count(*)` on a schema with no fields and a batch of
+/// one row: the key encoder counted rows from the first column, found none
+/// and `GroupAggregate::process` panicked indexing the key block. Fixed in
+/// `sluice-keyed` (`global_aggregate_of_a_zero_column_batch`).
+#[test]
+fn operator_spec_zero_column_global_aggregate() {
+    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
+        "../corpus/operator_spec/seed-crash-zero-column-global-aggregate"
+    ));
+    assert_eq!(input.fields % 6, 0);
+    assert!(input.text.starts_with("group_agg keys= aggs=count(*)"), "{:?}", input.text);
+    sluice_fuzz::operator_spec::check(&input);
+}
