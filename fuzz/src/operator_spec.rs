@@ -145,15 +145,16 @@ pub fn print(s: &OperatorSpec) -> String {
     out
 }
 
-/// Whether `message` names part of `text`: a whole word of it, or a name
-/// or value inside a word.
+/// Whether `message` names part of `text`: a whole word of it, a list
+/// entry of a value, or a name or value inside a word.
 fn names_the_text(message: &str, text: &str) -> bool {
     if text.split_ascii_whitespace().next().is_none() {
         return message.contains("empty spec");
     }
     let words = text.split_ascii_whitespace();
+    let entries = text.split(|c: char| c.is_ascii_whitespace() || "=,".contains(c));
     let parts = text.split(|c: char| c.is_ascii_whitespace() || "=,()".contains(c));
-    words.chain(parts).filter(|f| !f.is_empty()).any(|f| message.contains(f))
+    words.chain(entries).chain(parts).filter(|f| !f.is_empty()).any(|f| message.contains(f))
 }
 
 /// A batch of `schema` with small values (so that keys repeat), or `None`

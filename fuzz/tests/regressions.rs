@@ -99,3 +99,16 @@ fn operator_spec_zero_column_global_aggregate() {
     assert!(input.text.starts_with("group_agg keys= aggs=count(*)"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
+
+/// `aggs=count(*),)`: the parser's "aggregate `)` is not function(column)"
+/// names the entry `)`, but the check split values at `(` and `)` too and
+/// found no fragment; it now also looks for whole list entries (a check false
+/// positive; the parser is right).
+#[test]
+fn operator_spec_aggregate_entry_is_a_paren() {
+    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
+        "../corpus/operator_spec/seed-crash-aggregate-entry-is-a-paren"
+    ));
+    assert!(input.text.contains("count(*),)"), "{:?}", input.text);
+    sluice_fuzz::operator_spec::check(&input);
+}
