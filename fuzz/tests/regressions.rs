@@ -112,3 +112,15 @@ fn operator_spec_aggregate_entry_is_a_paren() {
     assert!(input.text.contains("count(*),)"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
+
+/// `aggs=(2)`: the parser said "unknown aggregate ``", naming nothing of the
+/// text; it now names the entry (`sluice-ffi`,
+/// `unknown_aggregate_names_the_entry`).
+#[test]
+fn operator_spec_unknown_aggregate_empty_name() {
+    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
+        "../corpus/operator_spec/seed-crash-unknown-aggregate-empty-name"
+    ));
+    assert!(input.text.contains("aggs=(2)"), "{:?}", input.text);
+    sluice_fuzz::operator_spec::check(&input);
+}

@@ -221,7 +221,7 @@ fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
                 "last_value" => AggSpec::last_value(c()?),
                 _ => {
                     return Err(spec_err(format!(
-                        "unknown aggregate `{f}` (count, sum, min, max, avg, first_value, last_value)"
+                        "unknown aggregate `{f}` in `{a}` (count, sum, min, max, avg, first_value, last_value)"
                     )))
                 }
             })
@@ -282,6 +282,14 @@ mod tests {
         let named = Schema::new(vec![Field::new("", DataType::Int64, true)]);
         let g = parse("group_agg keys= aggs=sum()", &named).unwrap();
         assert_eq!(g.kind, SpecKind::GroupAgg { aggs: vec![AggSpec::sum(0)], retractable: true });
+    }
+
+    /// Found by the `operator_spec` fuzz target: `aggs=(2)` failed with
+    /// "unknown aggregate ``", naming nothing of the text.
+    #[test]
+    fn unknown_aggregate_names_the_entry() {
+        let e = parse("group_agg keys= aggs=(2)", &schema()).unwrap_err();
+        assert!(e.message.contains("unknown aggregate `` in `(2)`"), "{}", e.message);
     }
 
     #[test]
