@@ -12,7 +12,7 @@
 # Environment:
 #   CARGO_TARGET_DIR   builds go to $CARGO_TARGET_DIR/fuzz-<sanitizer> (default target/)
 #   SMOKE_RUNS         executions per target in smoke (default 100000)
-#   SMOKE_SECONDS      time cap per target in smoke (default 15)
+#   SMOKE_SECONDS      time cap per target in smoke (default 10)
 #   FUZZ_SANITIZER     sanitizer for `long`: address (default) or none
 #   CARGO_BUILD_JOBS   cargo's own build parallelism, as usual
 set -euo pipefail
@@ -94,7 +94,7 @@ case "$cmd" in
     smoke)
         ensure_cargo_fuzz
         setup_sanitizer none
-        secs="${SMOKE_SECONDS:-15}"
+        secs="${SMOKE_SECONDS:-10}"
         runs="${SMOKE_RUNS:-100000}"
         echo "building every fuzz target (sanitizer none, into $target_dir)"
         cargo fuzz build "${fuzz_flags[@]}"

@@ -9,6 +9,7 @@
 
 pub mod arrays;
 pub mod byte_column;
+pub mod calc;
 pub mod concat;
 pub mod digest;
 pub mod encode_cache;
@@ -16,6 +17,7 @@ pub mod encode_utf16;
 pub mod key_groups;
 pub mod keyed_snapshot;
 pub mod multibuffer;
+pub mod operator_spec;
 pub mod search;
 pub mod text;
 pub mod transpose;

@@ -338,7 +338,10 @@ impl KeyPlan {
     pub(crate) fn fill(&self, batch: &arrow_array::RecordBatch, key_columns: &[usize], block: &mut KeyBlock) -> Result<()> {
         match &self.fallback {
             None => {
-                let enc = FlinkKeyEncoder::try_new(batch.columns(), key_columns)?;
+                let mut enc = FlinkKeyEncoder::try_new(batch.columns(), key_columns)?;
+                // A batch without columns still has rows (a global aggregate
+                // over a zero-field row): the count comes from the batch.
+                enc.num_rows = batch.num_rows();
                 block.fill_flink(&enc)
             }
             Some(k) => {

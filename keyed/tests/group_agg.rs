@@ -510,3 +510,21 @@ fn keys_in_state_allocate_nothing_per_row() {
     assert!(a_big <= a_small + 2, "4096 rows: {a_big} allocations, 64 rows: {a_small}");
     assert!(a_big < 64, "{a_big} allocations for a 4096-row batch");
 }
+
+/// Found by the `operator_spec` fuzz target: `group_agg keys= aggs=count(*)`
+/// on a schema with no fields, fed a batch of one row (no columns, row count
+/// 1). The key encoder took the row count from the first column, found none,
+/// encoded 0 keys for 1 row kind and panicked indexing the key block. A
+/// global aggregate over zero-field rows counts them.
+#[test]
+fn global_aggregate_of_a_zero_column_batch() {
+    let schema: SchemaRef = Arc::new(Schema::empty());
+    let mut op = GroupAggregate::new(schema.clone(), vec![], vec![AggSpec::count_star()], GroupAggOptions::default()).unwrap();
+    let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(3));
+    let batch = RecordBatch::try_new_with_options(schema, vec![], &opts).unwrap();
+    let (out, kinds) = op.process(&batch, &[Insert, Insert, Insert]).unwrap();
+    assert_eq!(op.num_groups(), 1);
+    assert_eq!(out.num_rows(), kinds.len());
+    let counts = out.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+    assert_eq!(counts.value(counts.len() - 1), 3, "COUNT(*) after three rows");
+}

@@ -224,6 +224,9 @@ fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
     if s.is_empty() {
         return Err(spec_err("aggs= is empty"));
     }
+    if s.split(',').any(str::is_empty) {
+        return Err(spec_err(format!("aggs=`{s}` has an empty aggregate (a stray ',')")));
+    }
     s.split(',')
         .map(|a| {
             let (f, arg) = call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` is not function(column)")))?;
@@ -241,7 +244,7 @@ fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
                 "last_value" => AggSpec::last_value(c()?),
                 _ => {
                     return Err(spec_err(format!(
-                        "unknown aggregate `{f}` (count, sum, min, max, avg, first_value, last_value)"
+                        "unknown aggregate `{f}` in `{a}` (count, sum, min, max, avg, first_value, last_value)"
                     )))
                 }
             })
@@ -287,6 +290,34 @@ mod tests {
         let d = parse("dedup keys=1 keep=last backend=rocksdb", &s).unwrap();
         assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::RocksDb });
         assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().message.contains("backend=`heap`"));
+    }
+
+    /// Found by the `operator_spec` fuzz target: `aggs=count(*),` failed
+    /// with "aggregate `` is not function(column)", which names nothing of
+    /// the text.
+    #[test]
+    fn empty_aggregate_names_the_aggs_list() {
+        let s = schema();
+        for (spec, list) in [
+            ("group_agg keys= aggs=count(*),", "count(*),"),
+            ("group_agg keys=0 aggs=,sum(2)", ",sum(2)"),
+            ("group_agg keys=0 aggs=sum(2),,max(1)", "sum(2),,max(1)"),
+        ] {
+            let e = parse(spec, &s).unwrap_err();
+            assert_eq!(e.message, format!("bad operator spec: aggs=`{list}` has an empty aggregate (a stray ',')"));
+        }
+        // A column named by the empty string is still a column.
+        let named = Schema::new(vec![Field::new("", DataType::Int64, true)]);
+        let g = parse("group_agg keys= aggs=sum()", &named).unwrap();
+        assert_eq!(g.kind, SpecKind::GroupAgg { aggs: vec![AggSpec::sum(0)], retractable: true });
+    }
+
+    /// Found by the `operator_spec` fuzz target: `aggs=(2)` failed with
+    /// "unknown aggregate ``", naming nothing of the text.
+    #[test]
+    fn unknown_aggregate_names_the_entry() {
+        let e = parse("group_agg keys= aggs=(2)", &schema()).unwrap_err();
+        assert!(e.message.contains("unknown aggregate `` in `(2)`"), "{}", e.message);
     }
 
     #[test]
