@@ -28,7 +28,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice::operator::spec::{self, OperatorSpec, SpecKind};
 use sluice::operator::KeyedOperator;
-use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind};
+use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind, StateBackendKind};
 
 use crate::calc::Gen;
 
@@ -106,7 +106,7 @@ fn list(v: &[usize]) -> String {
 pub fn print(s: &OperatorSpec) -> String {
     let op = match s.kind {
         SpecKind::GroupAgg { .. } => "group_agg",
-        SpecKind::Normalize => "normalize",
+        SpecKind::Normalize { .. } => "normalize",
         SpecKind::Dedup { .. } => "dedup",
     };
     let mut out = format!(
@@ -129,8 +129,11 @@ pub fn print(s: &OperatorSpec) -> String {
                 .collect();
             out.push_str(&format!(" aggs={} retractable={retractable}", aggs.join(",")));
         }
-        SpecKind::Normalize => {}
-        SpecKind::Dedup { keep, order, insert } => {
+        SpecKind::Normalize { drop_equal_update_after } => {
+            let v = if *drop_equal_update_after { "drop" } else { "emit" };
+            out.push_str(&format!(" equal_update_after={v}"));
+        }
+        SpecKind::Dedup { keep, order, insert, backend } => {
             let keep = match keep {
                 Keep::First => "first",
                 Keep::Last => "last",
@@ -139,7 +142,11 @@ pub fn print(s: &OperatorSpec) -> String {
                 DedupOrder::ProcTime => "proctime".to_string(),
                 DedupOrder::RowTime { column } => format!("rowtime({column})"),
             };
-            out.push_str(&format!(" keep={keep} order={order} insert={insert}"));
+            let backend = match backend {
+                StateBackendKind::HashMap => "hashmap",
+                StateBackendKind::RocksDb => "rocksdb",
+            };
+            out.push_str(&format!(" keep={keep} order={order} insert={insert} backend={backend}"));
         }
     }
     out
@@ -216,7 +223,7 @@ pub fn check(input: &Input) {
                 assert!(a.column.is_none_or(|c| c < n), "{text:?}: {a:?}");
             }
         }
-        SpecKind::Normalize => assert!(!parsed.keys.is_empty(), "{text:?}: no key"),
+        SpecKind::Normalize { .. } => assert!(!parsed.keys.is_empty(), "{text:?}: no key"),
         SpecKind::Dedup { order, .. } => {
             assert!(!parsed.keys.is_empty(), "{text:?}: no key");
             if let DedupOrder::RowTime { column } = order {
