@@ -92,6 +92,13 @@ pub struct GroupAggregate {
     group_fixed: usize,
     has_heap: bool,
     acct: Accounting,
+    /// The part of `acct.bytes` charged for the groups themselves (key,
+    /// entry overhead, `group_fixed`), without the aggregates' heap. New
+    /// groups are refused by the budget against all of `acct.bytes`, so this
+    /// part never exceeds the budget; heap growth of existing groups is not
+    /// refused, so the whole may. `restore` checks this part, so a snapshot
+    /// the operator wrote always restores under the same budget.
+    group_bytes: usize,
     owned_key_probe: bool,
     // Per-batch buffers, reused.
     block: KeyBlock,
@@ -142,6 +149,7 @@ impl GroupAggregate {
             outs: states.iter().map(|_| OutBuf::default()).collect(),
             aggs: states,
             acct: Accounting::new(opts.state_budget),
+            group_bytes: 0,
             opts,
             fingerprint,
             map: ByteKeyMap::default(),
@@ -282,6 +290,7 @@ impl GroupAggregate {
             changed,
             maybe_dead,
             acct,
+            group_bytes,
             opts,
             group_fixed,
             has_heap,
@@ -327,6 +336,7 @@ impl GroupAggregate {
                         return Err(e);
                     }
                     acct.charge(base);
+                    *group_bytes += base;
                     op::NEW
                 } else {
                     op::ACC
@@ -336,7 +346,9 @@ impl GroupAggregate {
             } else if *c > 0 {
                 *c -= 1;
                 if *c == 0 {
-                    acct.release(block.row(i).len() + ENTRY_OVERHEAD + *group_fixed);
+                    let base = block.row(i).len() + ENTRY_OVERHEAD + *group_fixed;
+                    acct.release(base);
+                    *group_bytes = group_bytes.saturating_sub(base);
                     maybe_dead.push(i as u32);
                     op::DEL
                 } else {
@@ -513,21 +525,22 @@ impl GroupAggregate {
             if keys.windows(2).any(|w| w[0] == w[1]) || keys.iter().any(|k| self.map.contains_key(*k)) {
                 return Err(invalid_arg("restore: a restored key is already in state"));
             }
-            let add: usize = staged
+            let groups: usize = staged.iter().map(|(k, _)| k.len() + ENTRY_OVERHEAD + self.group_fixed).sum();
+            let heap: usize = staged
                 .iter()
-                .map(|(k, s)| {
-                    k.len()
-                        + ENTRY_OVERHEAD
-                        + self.group_fixed
-                        + self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>()
-                })
+                .map(|(_, s)| self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>())
                 .sum();
-            self.acct.check(add)?;
-            Ok(add)
+            // The groups are checked as `process` checks them (see
+            // `group_bytes`): a snapshot written under this budget restores;
+            // one with more groups than the budget holds does not.
+            let check = Accounting { bytes: self.group_bytes, budget: self.acct.budget };
+            check.check(groups)?;
+            Ok((groups, heap))
         });
         match res {
-            Ok(add) => {
-                self.acct.charge(add);
+            Ok((groups, heap)) => {
+                self.acct.charge(groups + heap);
+                self.group_bytes += groups;
                 self.map.extend(staged);
                 Ok(())
             }

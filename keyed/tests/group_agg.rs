@@ -460,6 +460,40 @@ fn budget_is_an_error_not_an_abort() {
     );
 }
 
+/// Found by the `operator_spec` fuzz target: an existing group's heap (here
+/// MAX's retraction multiset of strings) may grow past the budget, which
+/// `process` does not refuse; `restore` then used to refuse the snapshot the
+/// operator itself wrote. Restore now checks the groups as `process` does,
+/// so that snapshot restores under the same budget, while a snapshot with
+/// more groups than the budget holds is still refused.
+#[test]
+fn a_snapshot_over_budget_through_heap_growth_restores_under_the_same_budget() {
+    let budget = 400;
+    let opts = || GroupAggOptions { state_budget: Some(budget), ..Default::default() };
+    let mut op = GroupAggregate::new(schema(), vec![0], vec![AggSpec::max(4)], opts()).unwrap();
+    let rows: Vec<In> = (0..20).map(|i| (Some(1), "g".into(), None, None, Some(format!("{i:03}{}", "x".repeat(100))))).collect();
+    op.process(&batch(&rows), &[Insert; 20]).unwrap();
+    assert!(op.size() > budget, "the heap did not outgrow the budget ({} bytes)", op.size());
+    let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
+    let mut again = GroupAggregate::new(schema(), vec![0], vec![AggSpec::max(4)], opts()).unwrap();
+    again.restore(&snap, KeyGroupRange::all(128)).unwrap();
+    assert_eq!((again.num_groups(), again.size()), (op.num_groups(), op.size()));
+    // It continues like the original: retracting the largest value.
+    let last = rows[19].clone();
+    let (b1, k1) = op.process(&batch(&[last.clone()]), &[Delete]).unwrap();
+    let (b2, k2) = again.process(&batch(&[last]), &[Delete]).unwrap();
+    assert_eq!(changelog(&b1, &k1), changelog(&b2, &k2));
+
+    // Many groups do not fit: refused, state untouched.
+    let mut big = GroupAggregate::new(schema(), vec![0], vec![AggSpec::max(4)], GroupAggOptions::default()).unwrap();
+    let rows: Vec<In> = (0..50).map(|k| (Some(k), "g".into(), None, None, Some("v".into()))).collect();
+    big.process(&batch(&rows), &[Insert; 50]).unwrap();
+    let snap = big.snapshot(KeyGroupRange::all(128)).unwrap();
+    let mut small = GroupAggregate::new(schema(), vec![0], vec![AggSpec::max(4)], opts()).unwrap();
+    assert!(matches!(small.restore(&snap, KeyGroupRange::all(128)), Err(Error::StateBudgetExceeded { .. })));
+    assert_eq!((small.num_groups(), small.size()), (0, 0));
+}
+
 #[test]
 fn corrupt_snapshots_are_errors() {
     let mut op = new_op();
