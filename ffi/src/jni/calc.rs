@@ -135,14 +135,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_process<'l>(
     jni_boundary!(env, "CalcNative.process", std::ptr::null_mut(), {
         // SAFETY: a live CalcHandle from `create`; Java serialises calls.
         let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
-        let batch = JavaRowBatch {
-            segments: &segments,
-            num_segments,
-            row_segment: &row_segment,
-            row_offset: &row_offset,
-            row_size: &row_size,
-            num_rows,
-        };
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let CalcHandle { program, scratch, rows, .. } = h;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| program.process_segments(segs, addrs, rows))?;
         row_block(&mut env, rows)

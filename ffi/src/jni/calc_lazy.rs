@@ -76,14 +76,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processUtf16<'l>(
     jni_boundary!(env, "CalcNative.processUtf16", std::ptr::null_mut(), {
         // SAFETY: a live CalcHandle from `create`; Java serialises calls.
         let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
-        let batch = JavaRowBatch {
-            segments: &segments,
-            num_segments,
-            row_segment: &row_segment,
-            row_offset: &row_offset,
-            row_size: &row_size,
-            num_rows,
-        };
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let cols = JavaUtf16Columns { fields: &fields, units: &units, offsets: &offsets, nulls: &nulls, num_columns };
         process(&mut env, h, &batch, &cols)?;
         row_block(&mut env, &h.rows)

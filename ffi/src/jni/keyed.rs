@@ -134,14 +134,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_process<'l>(
     jni_boundary!(env, "KeyedNative.process", std::ptr::null_mut(), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let batch = JavaRowBatch {
-            segments: &segments,
-            num_segments,
-            row_segment: &row_segment,
-            row_offset: &row_offset,
-            row_size: &row_size,
-            num_rows,
-        };
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let KeyedJni { operator, entry, exit, scratch, kinds, rows } = k;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| -> FfiResult<()> {
             kinds.clear();
@@ -175,14 +168,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_keyGroups<'l>(
     jni_boundary!(env, "KeyedNative.keyGroups", std::ptr::null_mut(), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let batch = JavaRowBatch {
-            segments: &segments,
-            num_segments,
-            row_segment: &row_segment,
-            row_offset: &row_offset,
-            row_size: &row_size,
-            num_rows,
-        };
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let KeyedJni { operator, entry, scratch, kinds, .. } = k;
         let groups = with_row_batch(&mut env, &batch, scratch, |segs, addrs| -> FfiResult<Vec<i32>> {
             kinds.clear();

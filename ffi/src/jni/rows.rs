@@ -54,6 +54,21 @@ pub struct JavaRowBatch<'a, 'l> {
     pub num_rows: jint,
 }
 
+impl<'a, 'l> JavaRowBatch<'a, 'l> {
+    /// The batch from a native method's `RowBatch` arguments, in the order
+    /// every such method declares them.
+    pub fn new(
+        segments: &'a JObjectArray<'l>,
+        num_segments: jint,
+        row_segment: &'a JIntArray<'l>,
+        row_offset: &'a JIntArray<'l>,
+        row_size: &'a JIntArray<'l>,
+        num_rows: jint,
+    ) -> Self {
+        JavaRowBatch { segments, num_segments, row_segment, row_offset, row_size, num_rows }
+    }
+}
+
 /// Pins the segments of a Java `RowBatch` and calls `f(segments, rows)`.
 ///
 /// Every address is checked against its segment's length before `f` runs.
