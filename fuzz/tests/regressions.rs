@@ -86,6 +86,18 @@ fn operator_spec_empty_aggregate_unnamed() {
     sluice_fuzz::operator_spec::check(&input);
 }
 
+/// 30-minute ASan run, late 2026-11-30: `aggs==` failed with "aggregate `=`
+/// is not function(column)", which the check could not tie to the text.
+/// Fixed in the parser (`a_malformed_aggregate_names_the_aggs_value`): the
+/// message quotes the whole `aggs=` value.
+#[test]
+fn operator_spec_aggs_equals() {
+    let input: sluice_fuzz::operator_spec::Input =
+        replay(include_bytes!("../corpus/operator_spec/seed-crash-aggs-equals"));
+    assert!(input.text.contains("aggs=="), "{:?}", input.text);
+    sluice_fuzz::operator_spec::check(&input);
+}
+
 /// `group_agg keys= aggs=count(*)` on a schema with no fields and a batch of
 /// one row: the key encoder counted rows from the first column, found none
 /// and `GroupAggregate::process` panicked indexing the key block. Fixed in

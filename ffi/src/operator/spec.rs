@@ -229,7 +229,7 @@ fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
     }
     s.split(',')
         .map(|a| {
-            let (f, arg) = call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` is not function(column)")))?;
+            let (f, arg) = call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` of aggs=`{s}` is not function(column)")))?;
             if f == "count" && arg == "*" {
                 return Ok(AggSpec::count_star());
             }
@@ -290,6 +290,18 @@ mod tests {
         let d = parse("dedup keys=1 keep=last backend=rocksdb", &s).unwrap();
         assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::RocksDb });
         assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().message.contains("backend=`heap`"));
+    }
+
+    /// Found by the `operator_spec` fuzz target (30-minute ASan run):
+    /// `aggs==` failed with "aggregate `=` is not function(column)"; the
+    /// message now quotes the whole `aggs=` value too.
+    #[test]
+    fn a_malformed_aggregate_names_the_aggs_value() {
+        let s = schema();
+        let e = parse("group_agg keys=0 aggs==", &s).unwrap_err();
+        assert!(e.message.contains("aggs=`=`"), "{}", e.message);
+        let e = parse("group_agg keys=0 aggs=count(*),sum(2", &s).unwrap_err();
+        assert!(e.message.contains("aggregate `sum(2` of aggs=`count(*),sum(2`"), "{}", e.message);
     }
 
     /// Found by the `operator_spec` fuzz target: `aggs=count(*),` failed
