@@ -3,21 +3,24 @@ package io.sluice.flink.table;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.calc.HandOffRowTypeInfo;
 import io.sluice.flink.calc.SluiceCalcOperator;
 import io.sluice.jni.CalcNative;
 import io.sluice.jni.NativeLibrary;
@@ -94,11 +97,38 @@ public final class SluiceCalc {
                 expressions, outTypes)) {
             // only validating
         }
-        DataStream<RowData> rows = tEnv.toDataStream(input, inType.bridgedTo(RowData.class));
+        // All fields nullable: a NOT NULL field would make the planner put a
+        // ConstraintEnforcer (one more chained hop, one more row copy) in front
+        // of the Calc, a check stock Flink's own Calc does not make either.
+        DataStream<RowData> rows = tEnv.toDataStream(input,
+                TypeConversions.fromLogicalToDataType(nullableFields(inRow)).bridgedTo(RowData.class));
+        handOff(rows.getTransformation(), inRow);
         SluiceCalcOperator op = new SluiceCalcOperator(inRow, expressions, outTypes, conf.get(SluiceOptions.BATCH_SIZE),
                 conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis(), conf.get(SluiceOptions.CALC_UTF16_STRINGS));
         DataStream<RowData> projected = rows.transform(
-                "SluiceCalc" + Arrays.toString(expressions), InternalTypeInfo.of(outRow), op);
+                "SluiceCalc" + Arrays.toString(expressions), new HandOffRowTypeInfo(outRow), op);
         return tEnv.fromDataStream(projected);
+    }
+
+    /**
+     * Types the edge into the Calc with {@link HandOffRowTypeInfo}, so the
+     * chained hop hands each row over without Flink's defensive copy (the
+     * Calc copies what it reads). Left as it is if the planner has already
+     * used the edge's type (then Flink copies, as before).
+     */
+    @SuppressWarnings("unchecked")
+    private static void handOff(Transformation<RowData> edge, RowType type) {
+        try {
+            edge.setOutputType(new HandOffRowTypeInfo(type));
+        } catch (IllegalStateException typeAlreadyUsed) {
+            LOG.debug("sluice: the Calc's input edge keeps its copying type: {}", typeAlreadyUsed.getMessage());
+        }
+    }
+
+    /** {@code type} with every field nullable (same physical layout). */
+    private static RowType nullableFields(RowType type) {
+        return new RowType(true, type.getFields().stream()
+                .map(f -> new RowType.RowField(f.getName(), f.getType().copy(true), f.getDescription().orElse(null)))
+                .collect(Collectors.toList()));
     }
 }
