@@ -98,8 +98,10 @@ public final class CalcBenchmark {
     private static int[] curveSizes;
 
     private static void measure(int n, int pairs, int warm) throws Exception {
-        System.out.printf(Locale.ROOT, "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1%n",
-                n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm);
+        System.out.printf(Locale.ROOT,
+                "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s%n",
+                n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm,
+                OBJECT_REUSE ? "on" : "off (Flink's default)");
 
         String[][] cases = {
             {"id"}, // no string work: the sluice path's fixed cost (Table round trip, JNI, both transposes)
@@ -112,7 +114,11 @@ public final class CalcBenchmark {
         if (curveSizes == null) {
             System.out.println(header);
             System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+            String only = System.getProperty("sluice.bench.only");
             for (String[] c : cases) {
+                if (only != null && !only.equals(c[0])) {
+                    continue;
+                }
                 report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
             }
             System.out.println();
@@ -163,6 +169,9 @@ public final class CalcBenchmark {
     private static double run(String expr, boolean sluice, int batch, int n) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
+        if (OBJECT_REUSE) {
+            env.getConfig().enableObjectReuse();
+        }
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set(SluiceOptions.BATCH_SIZE, batch);
         GeneratorFunction<Long, RowData> gen = i -> rows[(int) (long) i];
@@ -181,6 +190,9 @@ public final class CalcBenchmark {
         projected.map(new Stamp(n))
                 .returns(InternalTypeInfo.of((RowType) out.getResolvedSchema().toPhysicalRowDataType().getLogicalType()))
                 .sinkTo(new DiscardingSink<>());
+        if (Boolean.getBoolean("sluice.bench.plan")) {
+            System.out.println("plan of " + (sluice ? "sluice " : "stock ") + expr + ":\n" + env.getExecutionPlan());
+        }
         firstNanos = 0;
         lastNanos = 0;
         env.execute("bench " + (sluice ? "sluice " : "stock ") + expr);
@@ -189,6 +201,9 @@ public final class CalcBenchmark {
         }
         return (lastNanos - firstNanos) / 1e9;
     }
+
+    /** {@code -Dsluice.bench.object-reuse=true}: both variants with Flink's object reuse on. */
+    static final boolean OBJECT_REUSE = Boolean.getBoolean("sluice.bench.object-reuse");
 
     static volatile long firstNanos;
     static volatile long lastNanos;
