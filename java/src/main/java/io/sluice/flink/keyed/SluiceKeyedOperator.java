@@ -8,6 +8,8 @@ import java.util.List;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -26,6 +28,7 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -51,12 +54,14 @@ import io.sluice.jni.RowBlock;
  * {@code rowsOut} (changelog rows emitted), {@code batches} (native calls
  * that pushed rows), {@code nativeTimeNanos} (wall time of those calls) and
  * {@code bytesCopied}: bytes of input rows copied on the Java side before
- * the native call. A row that arrives as a {@code BinaryRowData} in one heap
- * segment (what Flink's network stack deserializes behind keyBy) is handed to
- * native code by reference and counts 0; with object reuse enabled, or for
- * another {@code RowData} (encoded by {@code RowDataSerializer.toBinaryRow}
- * first), the row is copied and its {@code getSizeInBytes()} counts. Native
- * code reads each row once in place and copies only what it keeps in state.
+ * the native call. Each row (a {@code BinaryRowData}, or another
+ * {@code RowData} encoded by {@code RowDataSerializer.toBinaryRow}) is
+ * gathered into one reusable arena per batch with one copy, and its
+ * {@code getSizeInBytes()} counts; the arena goes to native code by
+ * reference. Rows behind keyBy each sit in their own array, and handing those
+ * over one by one ({@code -Dsluice.keyed.gather=false}) costs a JNI pin per
+ * row, which measured slower than the copy (java/README.md). Native code
+ * reads each row once in place and copies only what it keeps in state.
  * Gauge: {@code stateBytes} (retained native state after the last batch).
  */
 public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
@@ -82,6 +87,12 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
     private transient Counter bytesCopied;
     private transient volatile long stateBytes;
     private transient boolean copyRows;
+    /** Gather each row into {@link #arena} (default) instead of handing over its own array. */
+    private transient boolean gather;
+    private transient byte[] arena;
+    private transient MemorySegment arenaSegment;
+    private transient int arenaUsed;
+    private transient BinaryRowData view;
 
     /**
      * @param spec the native spec without {@code max_parallelism=} / {@code budget=}
@@ -202,6 +213,12 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         serializer = new RowDataSerializer(inputType);
         outRecord = new StreamRecord<>(null);
         copyRows = getExecutionConfig().isObjectReuseEnabled();
+        // -Dsluice.keyed.gather=false hands each row's own array to native code
+        // (no Java-side copy, but a JNI pin per distinct array; diagnostic switch).
+        gather = Boolean.parseBoolean(System.getProperty("sluice.keyed.gather", "true"));
+        arena = new byte[Math.max(1 << 16, batchSize * 64)];
+        arenaSegment = MemorySegmentFactory.wrap(arena);
+        view = new BinaryRowData(inputType.getFieldCount());
         rowsIn = getMetricGroup().counter("rowsIn");
         rowsOut = getMetricGroup().counter("rowsOut");
         batches = getMetricGroup().counter("batches");
@@ -219,6 +236,25 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
         rowsIn.inc();
+        if (gather) {
+            BinaryRowData bin = row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
+            int size = bin.getSizeInBytes();
+            if (arenaUsed + size > arena.length) {
+                // Rows already gathered keep pointing into the old array (RowBatch holds it).
+                arena = new byte[Math.max(arena.length * 2, arenaUsed + size)];
+                arenaSegment = MemorySegmentFactory.wrap(arena);
+                arenaUsed = 0;
+            }
+            BinarySegmentUtils.copyToBytes(bin.getSegments(), bin.getOffset(), arena, arenaUsed, size);
+            view.pointTo(arenaSegment, arenaUsed, size);
+            batch.add(view);
+            arenaUsed += size;
+            bytesCopied.inc(size);
+            if (batch.numRows() >= batchSize) {
+                flush();
+            }
+            return;
+        }
         BinaryRowData b;
         if (row instanceof BinaryRowData && !copyRows) {
             b = (BinaryRowData) row;
@@ -247,6 +283,7 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         stateBytes = nativeOp.retainedBytes();
         nativeTimeNanos.inc(System.nanoTime() - t0);
         batch.clear();
+        arenaUsed = 0; // native code is done with the gathered rows
         batches.inc();
         int m = out.numRows();
         rowsOut.inc(m);

@@ -166,7 +166,7 @@ public final class SluiceCalc {
     }
 
     /** {@code type} with every field nullable (same physical layout). */
-    private static RowType nullableFields(RowType type) {
+    static RowType nullableFields(RowType type) {
         return new RowType(true, type.getFields().stream()
                 .map(f -> new RowType.RowField(f.getName(), f.getType().copy(true), f.getDescription().orElse(null)))
                 .collect(Collectors.toList()));

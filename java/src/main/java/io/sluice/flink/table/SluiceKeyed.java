@@ -11,6 +11,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -139,12 +140,23 @@ public final class SluiceKeyed {
             LOG.info("sluice: {} runs on Flink's operators: {}", name, e.getMessage());
             return stock.get();
         }
-        DataStream<Row> changelog = tEnv.toChangelogStream(table);
-        SingleOutputStreamOperator<RowData> rows = changelog
-                .map(new RowConversions.ToInternal(inType)).returns(InternalTypeInfo.of(in));
-        if (changelog.getParallelism() > 0) {
-            // chained to the conversion: each key's rows keep their order up to the keyed exchange
-            rows.setParallelism(changelog.getParallelism());
+        DataStream<RowData> rows;
+        try {
+            // Insert-only: internal rows straight from the planner, no Row round
+            // trip (which decodes every string to a java.lang.String and back);
+            // nullable fields, so no NOT NULL enforcer hop (as in SluiceCalc).
+            rows = tEnv.toDataStream(table,
+                    TypeConversions.fromLogicalToDataType(SluiceCalc.nullableFields(in)).bridgedTo(RowData.class));
+        } catch (TableException updating) {
+            LOG.debug("sluice: {} input is a changelog: {}", name, updating.getMessage());
+            DataStream<Row> changelog = tEnv.toChangelogStream(table);
+            SingleOutputStreamOperator<RowData> internal = changelog
+                    .map(new RowConversions.ToInternal(inType)).returns(InternalTypeInfo.of(in));
+            if (changelog.getParallelism() > 0) {
+                // chained to the conversion: each key's rows keep their order up to the keyed exchange
+                internal.setParallelism(changelog.getParallelism());
+            }
+            rows = internal;
         }
         DataStream<RowData> result = KeyedStreams.apply(rows, in, keys, spec, out, tEnv.getConfig(), name);
         DataType outType = TypeConversions.fromLogicalToDataType(out);

@@ -57,6 +57,10 @@ import io.sluice.flink.table.SluiceCalc;
  * <p>Args: {@code [rows] [pairs] [warmup pairs] [nocurve | curve=32,128,...]} (default
  * 2,000,000 5 2): {@code nocurve} skips the batch-size curve, {@code curve=<sizes>} runs only
  * the curve, at the given batch sizes (default curve: 32, 512, 8192).
+ *
+ * <p>System properties: {@code -Dsluice.bench.object-reuse=true} runs every job (stock and
+ * sluice alike) with Flink's object reuse on; {@code -Dsluice.bench.only=<expression>} runs one
+ * case of the table; {@code -Dsluice.bench.plan=true} prints each job's execution plan.
  */
 public final class CalcBenchmark {
     /** The pre-materialised rows (read by the source in this JVM). */
