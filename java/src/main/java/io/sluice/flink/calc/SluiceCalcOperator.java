@@ -3,8 +3,6 @@ package io.sluice.flink.calc;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.flink.core.memory.MemorySegment;
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -14,7 +12,6 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -22,6 +19,7 @@ import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.compat.CalcCompat;
 import io.sluice.jni.CalcNative;
 import io.sluice.jni.ColumnBatch;
+import io.sluice.jni.RowArena;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
 
@@ -100,10 +98,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
     private transient CalcNative program;
     private transient RowBatch batch;
     private transient RowDataSerializer serializer;
-    private transient byte[] arena;
-    private transient MemorySegment arenaSegment;
-    private transient int arenaUsed;
-    private transient BinaryRowData gathered;
+    private transient RowArena arena;
     /** Null when the input has no CHAR / VARCHAR field. */
     private transient Utf16RowWriter utf16;
     private transient boolean utf16Batch;
@@ -208,9 +203,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
                 ? columnBatch(program.columnKinds(), batchSize)
                 : null;
         serializer = new RowDataSerializer(inputType);
-        arena = new byte[Math.max(1 << 16, batchSize * 64)];
-        arenaSegment = MemorySegmentFactory.wrap(arena);
-        gathered = new BinaryRowData(inputType.getFieldCount());
+        arena = new RowArena(Math.max(1 << 16, batchSize * 64), inputType.getFieldCount());
         utf16 = utf16Strings ? Utf16RowWriter.create(inputType, batchSize) : null;
         timestamps = new long[batchSize];
         hasTimestamp = new boolean[batchSize];
@@ -248,18 +241,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         } else {
             bin = row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
         }
-        int size = bin.getSizeInBytes();
-        if (arenaUsed + size > arena.length) {
-            // Rows already gathered keep pointing into the old array (RowBatch holds it).
-            arena = new byte[Math.max(arena.length * 2, arenaUsed + size)];
-            arenaSegment = MemorySegmentFactory.wrap(arena);
-            arenaUsed = 0;
-        }
-        BinarySegmentUtils.copyToBytes(bin.getSegments(), bin.getOffset(), arena, arenaUsed, size);
-        gathered.pointTo(arenaSegment, arenaUsed, size);
-        batch.add(gathered);
-        arenaUsed += size;
-        bytesCopied.inc(size);
+        bytesCopied.inc(arena.gather(bin, batch));
         buffered(element, batch.numRows() - 1);
     }
 
@@ -323,7 +305,7 @@ public class SluiceCalcOperator extends AbstractStreamOperator<RowData>
         if (utf16Batch) {
             utf16.columns().clear();
         }
-        arenaUsed = 0; // native code is done with the gathered rows
+        arena.reset(); // native code is done with the gathered rows
         int h = 0;
         for (int i = 0; i < n; i++) {
             h = emitHeld(h, i);

@@ -8,8 +8,6 @@ import java.util.List;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
-import org.apache.flink.core.memory.MemorySegment;
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -28,11 +26,11 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.jni.KeyedNative;
+import io.sluice.jni.RowArena;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
 
@@ -89,10 +87,7 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
     private transient boolean copyRows;
     /** Gather each row into {@link #arena} (default) instead of handing over its own array. */
     private transient boolean gather;
-    private transient byte[] arena;
-    private transient MemorySegment arenaSegment;
-    private transient int arenaUsed;
-    private transient BinaryRowData view;
+    private transient RowArena arena;
 
     /**
      * @param spec the native spec without {@code max_parallelism=} / {@code budget=}
@@ -216,9 +211,7 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         // -Dsluice.keyed.gather=false hands each row's own array to native code
         // (no Java-side copy, but a JNI pin per distinct array; diagnostic switch).
         gather = Boolean.parseBoolean(System.getProperty("sluice.keyed.gather", "true"));
-        arena = new byte[Math.max(1 << 16, batchSize * 64)];
-        arenaSegment = MemorySegmentFactory.wrap(arena);
-        view = new BinaryRowData(inputType.getFieldCount());
+        arena = new RowArena(Math.max(1 << 16, batchSize * 64), inputType.getFieldCount());
         rowsIn = getMetricGroup().counter("rowsIn");
         rowsOut = getMetricGroup().counter("rowsOut");
         batches = getMetricGroup().counter("batches");
@@ -238,18 +231,7 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         rowsIn.inc();
         if (gather) {
             BinaryRowData bin = row instanceof BinaryRowData ? (BinaryRowData) row : serializer.toBinaryRow(row);
-            int size = bin.getSizeInBytes();
-            if (arenaUsed + size > arena.length) {
-                // Rows already gathered keep pointing into the old array (RowBatch holds it).
-                arena = new byte[Math.max(arena.length * 2, arenaUsed + size)];
-                arenaSegment = MemorySegmentFactory.wrap(arena);
-                arenaUsed = 0;
-            }
-            BinarySegmentUtils.copyToBytes(bin.getSegments(), bin.getOffset(), arena, arenaUsed, size);
-            view.pointTo(arenaSegment, arenaUsed, size);
-            batch.add(view);
-            arenaUsed += size;
-            bytesCopied.inc(size);
+            bytesCopied.inc(arena.gather(bin, batch));
             if (batch.numRows() >= batchSize) {
                 flush();
             }
@@ -283,7 +265,7 @@ public class SluiceKeyedOperator extends AbstractStreamOperator<RowData>
         stateBytes = nativeOp.retainedBytes();
         nativeTimeNanos.inc(System.nanoTime() - t0);
         batch.clear();
-        arenaUsed = 0; // native code is done with the gathered rows
+        arena.reset(); // native code is done with the gathered rows
         batches.inc();
         int m = out.numRows();
         rowsOut.inc(m);
