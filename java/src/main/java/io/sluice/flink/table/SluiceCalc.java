@@ -3,31 +3,25 @@ package io.sluice.flink.table;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.api.Table;
-import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.utils.TypeConversions;
-import org.apache.flink.types.Row;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.calc.HandOffRowTypeInfo;
 import io.sluice.flink.calc.SluiceCalcOperator;
-import io.sluice.flink.keyed.RowConversions;
 import io.sluice.jni.CalcNative;
 import io.sluice.jni.NativeLibrary;
 
@@ -109,45 +103,16 @@ public final class SluiceCalc {
         SluiceCalcOperator op = new SluiceCalcOperator(inRow, expressions, outTypes, conf.get(SluiceOptions.BATCH_SIZE),
                 conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis(), conf.get(SluiceOptions.CALC_UTF16_STRINGS));
         String name = "SluiceCalc" + Arrays.toString(expressions);
-        DataStream<RowData> rows;
-        try {
-            // All fields nullable: a NOT NULL field would make the planner put a
-            // ConstraintEnforcer (one more chained hop, one more row copy) in front
-            // of the Calc, a check stock Flink's own Calc does not make either.
-            rows = tEnv.toDataStream(input,
-                    TypeConversions.fromLogicalToDataType(nullableFields(inRow)).bridgedTo(RowData.class));
-        } catch (TableException updating) {
-            // toDataStream takes insert-only tables; an updating one (e.g. a GROUP
-            // BY result) goes through the changelog bridge, RowKinds kept.
-            LOG.debug("sluice: Calc input is a changelog: {}", updating.getMessage());
-            return changelog(tEnv, input, inType, op, name, TypeConversions.fromLogicalToDataType(outRow));
+        TableBridge.Input in = TableBridge.rows(tEnv, input, name);
+        if (!in.insertOnly) {
+            // Stock Flink's Calc passes every RowKind through; so does the operator.
+            SingleOutputStreamOperator<RowData> projected = in.rows.transform(name, InternalTypeInfo.of(outRow), op);
+            return TableBridge.fromChangelog(tEnv, projected, outRow);
         }
+        DataStream<RowData> rows = in.rows;
         handOff(rows.getTransformation(), inRow);
         DataStream<RowData> projected = rows.transform(name, new HandOffRowTypeInfo(outRow), op);
         return tEnv.fromDataStream(projected);
-    }
-
-    /**
-     * The Calc over an updating table: {@code toChangelogStream} (external
-     * {@code Row}s, converted to internal rows in a chained map), the operator,
-     * and back through {@code fromChangelogStream}. Every RowKind passes
-     * through unchanged, as stock Flink's Calc passes it. The two conversions
-     * cost more than the insert-only path's bridge, which stays the default.
-     */
-    private static Table changelog(StreamTableEnvironment tEnv, Table input, DataType inType, SluiceCalcOperator op,
-            String name, DataType outType) {
-        RowType inRow = (RowType) inType.getLogicalType();
-        DataStream<Row> changelog = tEnv.toChangelogStream(input);
-        SingleOutputStreamOperator<RowData> rows = changelog.map(new RowConversions.ToInternal(inType))
-                .returns(InternalTypeInfo.of(inRow));
-        if (changelog.getParallelism() > 0) {
-            rows.setParallelism(changelog.getParallelism()); // chained: order kept
-        }
-        RowType outRow = (RowType) outType.getLogicalType();
-        SingleOutputStreamOperator<RowData> projected = rows.transform(name, InternalTypeInfo.of(outRow), op);
-        DataStream<Row> external = projected.map(new RowConversions.ToExternal(outType))
-                .returns(ExternalTypeInfo.of(outType));
-        return tEnv.fromChangelogStream(external);
     }
 
     /**
@@ -156,19 +121,11 @@ public final class SluiceCalc {
      * Calc copies what it reads). Left as it is if the planner has already
      * used the edge's type (then Flink copies, as before).
      */
-    @SuppressWarnings("unchecked")
     private static void handOff(Transformation<RowData> edge, RowType type) {
         try {
             edge.setOutputType(new HandOffRowTypeInfo(type));
         } catch (IllegalStateException typeAlreadyUsed) {
             LOG.debug("sluice: the Calc's input edge keeps its copying type: {}", typeAlreadyUsed.getMessage());
         }
-    }
-
-    /** {@code type} with every field nullable (same physical layout). */
-    static RowType nullableFields(RowType type) {
-        return new RowType(true, type.getFields().stream()
-                .map(f -> new RowType.RowField(f.getName(), f.getType().copy(true), f.getDescription().orElse(null)))
-                .collect(Collectors.toList()));
     }
 }

@@ -8,19 +8,14 @@ import java.util.function.Supplier;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.Table;
-import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +23,6 @@ import org.slf4j.LoggerFactory;
 import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.keyed.KeyedSpecs;
 import io.sluice.flink.keyed.KeyedStreams;
-import io.sluice.flink.keyed.RowConversions;
 import io.sluice.jni.NativeLibrary;
 import io.sluice.jni.SluiceException;
 
@@ -140,29 +134,9 @@ public final class SluiceKeyed {
             LOG.info("sluice: {} runs on Flink's operators: {}", name, e.getMessage());
             return stock.get();
         }
-        DataStream<RowData> rows;
-        try {
-            // Insert-only: internal rows straight from the planner, no Row round
-            // trip (which decodes every string to a java.lang.String and back);
-            // nullable fields, so no NOT NULL enforcer hop (as in SluiceCalc).
-            rows = tEnv.toDataStream(table,
-                    TypeConversions.fromLogicalToDataType(SluiceCalc.nullableFields(in)).bridgedTo(RowData.class));
-        } catch (TableException updating) {
-            LOG.debug("sluice: {} input is a changelog: {}", name, updating.getMessage());
-            DataStream<Row> changelog = tEnv.toChangelogStream(table);
-            SingleOutputStreamOperator<RowData> internal = changelog
-                    .map(new RowConversions.ToInternal(inType)).returns(InternalTypeInfo.of(in));
-            if (changelog.getParallelism() > 0) {
-                // chained to the conversion: each key's rows keep their order up to the keyed exchange
-                internal.setParallelism(changelog.getParallelism());
-            }
-            rows = internal;
-        }
+        DataStream<RowData> rows = TableBridge.rows(tEnv, table, name).rows;
         DataStream<RowData> result = KeyedStreams.apply(rows, in, keys, spec, out, tEnv.getConfig(), name);
-        DataType outType = TypeConversions.fromLogicalToDataType(out);
-        DataStream<Row> external = result.map(new RowConversions.ToExternal(outType))
-                .returns(ExternalTypeInfo.of(outType));
-        return tEnv.fromChangelogStream(external);
+        return TableBridge.fromChangelog(tEnv, result, out);
     }
 
     private static RowType rowType(Table table) {
