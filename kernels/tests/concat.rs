@@ -194,6 +194,15 @@ proptest! {
             prop_assert_eq!(collect(&forced::concat(&datums, fill).unwrap()), want.clone(), "{:?}", fill);
             prop_assert_eq!(collect(&forced::concat_large(&datums, fill).unwrap()), want.clone(), "{:?}", fill);
         }
+        // CONCAT_WS with a scalar separator and with a column of separators
+        // (some NULL): NULL arguments are skipped, NULL separators give NULL.
+        let seps: Col = (0..rows).map(|i| (i % 7 != 3).then(|| ["", ",", "--", "ü"][i % 4].to_string())).collect();
+        for sep in [(None, Some(",".to_string())), (Some(seps), None)] {
+            let sep_arg = make_arg(&sep, 0, pad);
+            let want = naive_concat_ws(&sep, &args, rows);
+            prop_assert_eq!(collect(&concat_ws(sep_arg.datum(), &datums).unwrap()), want.clone());
+            prop_assert_eq!(collect(&concat_ws_large(sep_arg.datum(), &datums).unwrap()), want);
+        }
     }
 }
 

@@ -389,6 +389,7 @@ pub(super) unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
     srcs: &[P],
     arg_nulls: &[Option<&NullBuffer>],
     any_arg_nulls: bool,
+    all_fit: bool,
     n: usize,
     nulls: Option<&NullBuffer>,
     base: *mut u8,
@@ -397,13 +398,13 @@ pub(super) unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
     // SAFETY: forwarded contract.
     unsafe {
         if let Ok(p) = <&[P; 3]>::try_from(srcs) {
-            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, all_fit, n, nulls, base, offs)
         } else if let Ok(p) = <&[P; 4]>::try_from(srcs) {
-            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, all_fit, n, nulls, base, offs)
         } else if let Ok(p) = <&[P; 5]>::try_from(srcs) {
-            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, n, nulls, base, offs)
+            fill_concat_ws(p.as_slice(), arg_nulls, any_arg_nulls, all_fit, n, nulls, base, offs)
         } else {
-            fill_concat_ws(srcs, arg_nulls, any_arg_nulls, n, nulls, base, offs)
+            fill_concat_ws(srcs, arg_nulls, any_arg_nulls, all_fit, n, nulls, base, offs)
         }
     }
 }
@@ -413,12 +414,16 @@ pub(super) unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
 ///
 /// # Safety
 ///
-/// As [`fill_concat`], with the separators counted in the total.
+/// As [`fill_concat`], with the separators counted in the total; `all_fit`:
+/// `base` holds every row with all its arguments and separators (NULL ones
+/// included) plus `SLACK`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
     srcs: &[P],
     arg_nulls: &[Option<&NullBuffer>],
     any_arg_nulls: bool,
+    all_fit: bool,
     n: usize,
     nulls: Option<&NullBuffer>,
     base: *mut u8,
@@ -440,6 +445,37 @@ unsafe fn fill_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
                     let (s, len, avail) = p.row(i);
                     copy_short(base.add(pos), s, len, avail);
                     pos += len;
+                }
+                offs.add(i + 1).write(O::usize_as(pos));
+            }
+        } else if all_fit {
+            // Branch-free: every argument and separator is copied, and the
+            // write position advances only past the ones that count (an
+            // argument if non-NULL; a separator if its argument is non-NULL
+            // and one was written before it); a NULL row goes back to its
+            // start. Skipped bytes are overwritten by what follows, and stay
+            // within the all-rows capacity: at argument `k` at most `k`
+            // separators and `k + 1` arguments of this row have been placed.
+            for i in 0..n {
+                let start = pos;
+                let (ss, slen, savail) = sep.row(i);
+                let mut seen = 0usize;
+                for (k, (p, an)) in args.iter().zip(arg_nulls).enumerate() {
+                    let valid = match an {
+                        Some(nb) => (nb.inner().value_unchecked(i) as usize).wrapping_neg(),
+                        None => usize::MAX,
+                    };
+                    if k > 0 {
+                        copy_short(base.add(pos), ss, slen, savail);
+                        pos += slen & valid & seen;
+                    }
+                    let (s, len, avail) = p.row(i);
+                    copy_short(base.add(pos), s, len, avail);
+                    pos += len & valid;
+                    seen |= valid;
+                }
+                if let Some(nb) = nulls {
+                    pos = core::hint::select_unpredictable(nb.inner().value_unchecked(i), pos, start);
                 }
                 offs.add(i + 1).write(O::usize_as(pos));
             }

@@ -585,6 +585,7 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     };
     check_total::<O>(capacity)?;
 
+    let all_fit = capacity == total;
     let mut out = Out::<O>::new(n, capacity, nulls.is_none() && !any_arg_nulls);
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
@@ -594,13 +595,14 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     all.extend(pieces.iter().map(|p| Piece { src: p.src, nulls: p.nulls }));
     let mut scalar_offsets = Vec::with_capacity(all.len());
     // SAFETY: as in `concat_impl`; `capacity` counts the non-NULL arguments
-    // and the separators between them on every written row.
+    // and the separators between them on every written row, and with
+    // `all_fit` every argument and `k - 1` separators on every row.
     let pos = unsafe {
         match flatten(&all, &mut scalar_offsets) {
-            Some(flat) => dispatch_concat_ws(&flat, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs),
+            Some(flat) => dispatch_concat_ws(&flat, &arg_nulls, any_arg_nulls, all_fit, n, nulls.as_ref(), base, offs),
             None => {
                 let srcs: Vec<Src<'_>> = all.iter().map(|p| p.src).collect();
-                dispatch_concat_ws(&srcs, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs)
+                dispatch_concat_ws(&srcs, &arg_nulls, any_arg_nulls, all_fit, n, nulls.as_ref(), base, offs)
             }
         }
     };
