@@ -385,6 +385,7 @@ unsafe fn fill_concat<P: RowSrc, O: OffsetSizeTrait>(
 /// # Safety
 ///
 /// As [`fill_concat_ws`].
+#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn dispatch_concat_ws<P: RowSrc, O: OffsetSizeTrait>(
     srcs: &[P],
     arg_nulls: &[Option<&NullBuffer>],
