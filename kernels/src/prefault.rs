@@ -88,3 +88,32 @@ fn advise_spare<T>(buf: &mut Vec<T>, populate_small: bool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hints change neither the contents nor the length, and the spare
+    /// capacity stays writable (huge pages or not, populated or not).
+    #[test]
+    fn hints_keep_contents_and_leave_the_buffer_writable() {
+        for populate in [true, false] {
+            let mut v: Vec<u8> = Vec::with_capacity(PREFAULT_MIN + (3 << 20));
+            v.extend_from_slice(b"kept");
+            if populate {
+                prefault_spare(&mut v);
+            } else {
+                huge_spare(&mut v);
+            }
+            assert_eq!(v, b"kept");
+            let n = v.capacity();
+            v.resize(n, 7);
+            assert_eq!(&v[..4], b"kept");
+            assert!(v[4..].iter().step_by(4093).all(|&b| b == 7));
+        }
+        // Below the threshold nothing is asked of the kernel.
+        let mut small: Vec<u64> = Vec::with_capacity(16);
+        prefault_spare(&mut small);
+        assert!(small.is_empty());
+    }
+}
