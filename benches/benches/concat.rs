@@ -81,4 +81,24 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+criterion_main!(benches, strategy);
+
+/// The NULL-row fill strategies side by side (25% NULL rows in a fixed
+/// pattern, so the per-row branch of `Branchy` predicts well here; the demo's
+/// random masks are its real case).
+fn strategies(c: &mut Criterion) {
+    use sluice_kernels::concat::{forced, NullFill};
+    for len in [16usize, 256] {
+        let a = column(len, 1, 4);
+        let b = column(len, 2, 0);
+        let d = column(len, 3, 0);
+        let mut g = c.benchmark_group(format!("concat3_{len}B_25pct_strategy"));
+        for f in [NullFill::SkipNulls, NullFill::BranchFree, NullFill::ValidOnly, NullFill::Branchy] {
+            g.bench_function(format!("{f:?}"), |bn| {
+                bn.iter(|| forced::concat(black_box(&[&a as &dyn Datum, &b, &d]), f).unwrap())
+            });
+        }
+        g.finish();
+    }
+}
+criterion_group!(strategy, strategies);

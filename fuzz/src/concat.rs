@@ -10,15 +10,21 @@
 
 use arbitrary::Arbitrary;
 use arrow_array::{Array, LargeStringArray, StringArray};
-use sluice_kernels::concat;
+use sluice_kernels::concat::{self, NullFill};
 
 use crate::text::{output_rows, StrArg};
+
+/// Every NULL-row fill strategy, each checked on its own.
+const FILLS: [NullFill; 4] = [NullFill::Branchy, NullFill::BranchFree, NullFill::ValidOnly, NullFill::SkipNulls];
 
 /// One call.
 #[derive(Arbitrary, Debug, Clone)]
 pub struct Input {
-    /// Rows of the column arguments (mod 24).
+    /// Rows of the column arguments (mod 200: batches past the 64-row
+    /// validity words of the NULL fills).
     pub rows: u8,
+    /// Adds `rows_hi % 2 * 100` rows.
+    pub rows_hi: u8,
     /// The separator of CONCAT_WS.
     pub sep: StrArg,
     /// The arguments (at most 6 are used).
@@ -37,7 +43,7 @@ fn stretched(arg: &StrArg, k: usize) -> StrArg {
 
 /// Runs the check on one input; panics on a mismatch.
 pub fn check(input: &Input) {
-    let rows = input.rows as usize % 24;
+    let rows = input.rows as usize % 100 + input.rows_hi as usize % 2 * 100;
     let k = input.stretch as usize % 40 + 1;
     let args: Vec<StrArg> = input.args.iter().take(6).map(|a| stretched(a, k)).collect();
     let sep = &input.sep;
@@ -61,6 +67,12 @@ pub fn check(input: &Input) {
             assert_eq!(strs(&got), want, "CONCAT");
             let large = concat::concat_large(&refs).expect("concat_large");
             assert_eq!(large_strs(&large), want, "CONCAT large");
+            for fill in FILLS {
+                let got = concat::forced::concat(&refs, fill).expect("forced concat");
+                assert_eq!(strs(&got), want, "CONCAT {fill:?}");
+                let got = concat::forced::concat_large(&refs, fill).expect("forced concat_large");
+                assert_eq!(large_strs(&got), want, "CONCAT large {fill:?}");
+            }
         }
         Err(e) => assert!(args.is_empty(), "CONCAT failed: {e}"),
     }

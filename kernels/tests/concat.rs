@@ -129,7 +129,7 @@ fn case() -> impl Strategy<Value = (usize, Vec<ArgSpec>, ArgSpec, Vec<u8>, usize
     })
 }
 
-const FILLS: [NullFill; 4] = [NullFill::Auto, NullFill::Branchy, NullFill::BranchFree, NullFill::ValidOnly];
+const FILLS: [NullFill; 5] = [NullFill::Auto, NullFill::Branchy, NullFill::BranchFree, NullFill::ValidOnly, NullFill::SkipNulls];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
@@ -153,6 +153,56 @@ proptest! {
         let want = naive_concat_ws(&sep, &args, ws_n);
         prop_assert_eq!(collect(&concat_ws(sep_arg.datum(), &datums).unwrap()), want.clone());
         prop_assert_eq!(collect(&concat_ws_large(sep_arg.datum(), &datums).unwrap()), want);
+    }
+}
+
+/// A column of `rows` values whose NULL share is `null_pct`, with lengths
+/// around the copy loops' thresholds (16, 32 and 64 bytes).
+fn long_col(rows: usize, null_pct: u32) -> impl Strategy<Value = Col> {
+    let value = prop_oneof![
+        prop::collection::vec(prop::char::range('a', 'z'), 0..20).prop_map(|v| v.into_iter().collect::<String>()),
+        prop::collection::vec(prop::char::range('a', 'z'), 20..90).prop_map(|v| v.into_iter().collect::<String>()),
+        Just("😀é".to_string()),
+    ];
+    prop::collection::vec((0u32..100, value), rows)
+        .prop_map(move |v| v.into_iter().map(|(r, s)| (r >= null_pct).then_some(s)).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+    /// Batches long enough for the 64-row validity words and the unchecked
+    /// copy region: every fill strategy, NULL shares from none to all (long
+    /// NULL runs included), `Utf8` columns sliced at any bit offset, with and
+    /// without a scalar between them.
+    #[test]
+    fn long_batches_match_string_joins(
+        (rows, cols, pad, with_scalar) in (60usize..300, prop::collection::vec(prop::sample::select(vec![0u32, 5, 25, 60, 95, 100]), 1..4), 0usize..9, any::<bool>())
+            .prop_flat_map(|(rows, pcts, pad, sc)| {
+                let cols: Vec<_> = pcts.into_iter().map(|p| long_col(rows, p)).collect();
+                (Just(rows), cols, Just(pad), Just(sc))
+            }),
+    ) {
+        let mut args: Vec<ArgSpec> = cols.into_iter().map(|c| (Some(c), None)).collect();
+        if with_scalar {
+            args.insert(1, (None, Some("-".to_string())));
+        }
+        let built: Vec<Arg> = args.iter().map(|a| make_arg(a, 0, pad)).collect();
+        let datums: Vec<&dyn Datum> = built.iter().map(Arg::datum).collect();
+        let want = naive_concat(&args, rows);
+        prop_assert_eq!(collect(&concat(&datums).unwrap()), want.clone());
+        for fill in FILLS {
+            prop_assert_eq!(collect(&forced::concat(&datums, fill).unwrap()), want.clone(), "{:?}", fill);
+            prop_assert_eq!(collect(&forced::concat_large(&datums, fill).unwrap()), want.clone(), "{:?}", fill);
+        }
+        // CONCAT_WS with a scalar separator and with a column of separators
+        // (some NULL): NULL arguments are skipped, NULL separators give NULL.
+        let seps: Col = (0..rows).map(|i| (i % 7 != 3).then(|| ["", ",", "--", "ü"][i % 4].to_string())).collect();
+        for sep in [(None, Some(",".to_string())), (Some(seps), None)] {
+            let sep_arg = make_arg(&sep, 0, pad);
+            let want = naive_concat_ws(&sep, &args, rows);
+            prop_assert_eq!(collect(&concat_ws(sep_arg.datum(), &datums).unwrap()), want.clone());
+            prop_assert_eq!(collect(&concat_ws_large(sep_arg.datum(), &datums).unwrap()), want);
+        }
     }
 }
 

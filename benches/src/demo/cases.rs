@@ -159,7 +159,7 @@ fn naive_sha2(a: &ArrayRef, w: &ArrayRef) -> ArrayRef {
 }
 
 fn concat_cases(cfg: &Config, cases: &mut Vec<Case>) {
-    for (len, nulls) in [(16usize, 0u64), (16, 25), (256, 0), (256, 25)] {
+    for (len, nulls) in [(16usize, 0u64), (16, 25), (64, 0), (64, 25), (256, 0), (256, 25)] {
         let cols: Arc<Vec<Vec<ArrayRef>>> = Arc::new(
             (0..3).map(|c| data::ascii_batches(31 + c, cfg.rows, cfg.batch, len, nulls / 3)).collect(),
         );

@@ -191,6 +191,36 @@ impl RowSrc for Src<'_> {
         // SAFETY: forwarded contract.
         unsafe { Src::row(self, i) }
     }
+
+    unsafe fn fast_rows(&self, n: usize) -> usize {
+        match *self {
+            Src::Scalar { avail, .. } => fast_if(avail, n),
+            // SAFETY: an array source has at least `n + 1` offsets (caller).
+            Src::Off32 { offsets, values } => unsafe { fast_prefix(offsets.get_unchecked(..n), values.len()) },
+            // SAFETY: as for `Off32`.
+            Src::Off64 { offsets, values } => unsafe { fast_prefix(offsets.get_unchecked(..n), values.len()) },
+            // Views point anywhere in their buffers: no prefix is known.
+            Src::View { .. } => 0,
+        }
+    }
+}
+
+/// `n` if a scalar with `avail` readable bytes can always be block-read.
+fn fast_if(avail: usize, n: usize) -> usize {
+    if avail >= fill::FAST_READ {
+        n
+    } else {
+        0
+    }
+}
+
+/// The rows whose start lies at least `FAST_READ` bytes before the end of
+/// `values_len`: a prefix, as Arrow offsets never decrease.
+fn fast_prefix<O: arrow_buffer::ArrowNativeType>(starts: &[O], values_len: usize) -> usize {
+    match values_len.checked_sub(fill::FAST_READ) {
+        Some(last) => starts.partition_point(|s| s.as_usize() <= last),
+        None => 0,
+    }
 }
 
 /// The branch-free form of a `Utf8` column or a scalar, used when every
@@ -215,6 +245,40 @@ impl RowSrc for Flat {
             let e = *o.add(1) as usize;
             (self.values.add(s), e - s, self.values_len - s)
         }
+    }
+
+    unsafe fn fast_rows(&self, n: usize) -> usize {
+        if self.stride == 0 {
+            return fast_if(self.values_len, n);
+        }
+        // SAFETY: a column has `n + 1` offsets (caller).
+        unsafe { fast_prefix(std::slice::from_raw_parts(self.offsets, n), self.values_len) }
+    }
+}
+
+/// A [`Flat`] column (stride 1).
+#[derive(Clone, Copy)]
+struct Col {
+    offsets: *const i32,
+    values: *const u8,
+    values_len: usize,
+}
+
+impl RowSrc for Col {
+    #[inline(always)]
+    unsafe fn row(&self, i: usize) -> (*const u8, usize, usize) {
+        // SAFETY: `offsets` has `n + 1` entries and `i < n`; the offsets lie
+        // within `values_len`.
+        unsafe {
+            let s = *self.offsets.add(i) as usize;
+            let e = *self.offsets.add(i + 1) as usize;
+            (self.values.add(s), e - s, self.values_len - s)
+        }
+    }
+
+    unsafe fn fast_rows(&self, n: usize) -> usize {
+        // SAFETY: `n + 1` offsets (caller).
+        unsafe { fast_prefix(std::slice::from_raw_parts(self.offsets, n), self.values_len) }
     }
 }
 
@@ -377,14 +441,18 @@ struct Out<O> {
 }
 
 impl<O: OffsetSizeTrait> Out<O> {
-    /// Allocates `rows + 1` offsets and `capacity + SLACK` value bytes.
+    /// Allocates `rows + 1` offsets (plus `OFFSETS_SLACK`) and `capacity + SLACK`
+    /// value bytes.
     /// `exact`: every value byte will be written (no NULL rows), so a
-    /// large values buffer is pre-faulted (see `crate::prefault`).
+    /// large values buffer is pre-faulted (see `crate::prefault`); otherwise
+    /// it is only offered huge pages.
     fn new(rows: usize, capacity: usize, exact: bool) -> Self {
-        let mut out = Out { offsets: Vec::with_capacity(rows + 1), values: Vec::with_capacity(capacity + SLACK) };
+        let mut out = Out { offsets: Vec::with_capacity(rows + 1 + fill::OFFSETS_SLACK), values: Vec::with_capacity(capacity + SLACK) };
         crate::prefault::prefault_spare(&mut out.offsets);
         if exact {
             crate::prefault::prefault_spare(&mut out.values);
+        } else {
+            crate::prefault::huge_spare(&mut out.values);
         }
         out
     }
@@ -440,13 +508,19 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum], null_fill: NullFill) -
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
     let mut scalar_offsets = Vec::with_capacity(args.pieces.len());
-    let fill = nulls.as_ref().map(|nb| (nb, null_fill.resolve(capacity == total)));
+    let fill = nulls.as_ref().map(|nb| (nb, null_fill.resolve(capacity == total, n, total)));
     // SAFETY: `offs` has room for `n + 1` offsets; every array source has `n`
     // rows; the values buffer holds `capacity + SLACK` bytes and `capacity`
     // bounds the bytes of the rows written (all rows, or the valid ones);
     // `resolve` picks `BranchFree` only when `capacity` is all rows' total.
     let pos = unsafe {
         match flatten(&args.pieces, &mut scalar_offsets) {
+            // Columns only (no scalar): one register fewer per argument,
+            // which keeps the three- and four-argument loops out of spills.
+            Some(flat) if flat.iter().all(|f| f.stride == 1) => {
+                let cols: Vec<Col> = flat.iter().map(|f| Col { offsets: f.offsets, values: f.values, values_len: f.values_len }).collect();
+                dispatch_concat(&cols, n, fill, base, offs)
+            }
             Some(flat) => dispatch_concat(&flat, n, fill, base, offs),
             None => {
                 let srcs: Vec<Src<'_>> = args.pieces.iter().map(|p| p.src).collect();
@@ -511,6 +585,7 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     };
     check_total::<O>(capacity)?;
 
+    let all_fit = capacity == total;
     let mut out = Out::<O>::new(n, capacity, nulls.is_none() && !any_arg_nulls);
     let base = out.values.as_mut_ptr();
     let offs = out.offsets.as_mut_ptr();
@@ -520,13 +595,14 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     all.extend(pieces.iter().map(|p| Piece { src: p.src, nulls: p.nulls }));
     let mut scalar_offsets = Vec::with_capacity(all.len());
     // SAFETY: as in `concat_impl`; `capacity` counts the non-NULL arguments
-    // and the separators between them on every written row.
+    // and the separators between them on every written row, and with
+    // `all_fit` every argument and `k - 1` separators on every row.
     let pos = unsafe {
         match flatten(&all, &mut scalar_offsets) {
-            Some(flat) => dispatch_concat_ws(&flat, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs),
+            Some(flat) => dispatch_concat_ws(&flat, &arg_nulls, any_arg_nulls, all_fit, n, nulls.as_ref(), base, offs),
             None => {
                 let srcs: Vec<Src<'_>> = all.iter().map(|p| p.src).collect();
-                dispatch_concat_ws(&srcs, &arg_nulls, any_arg_nulls, n, nulls.as_ref(), base, offs)
+                dispatch_concat_ws(&srcs, &arg_nulls, any_arg_nulls, all_fit, n, nulls.as_ref(), base, offs)
             }
         }
     };
