@@ -1,5 +1,6 @@
 //! CONCAT / CONCAT_WS: sluice vs arrow-rs `concat_elements_utf8_many` vs a
-//! naive per-row reference, side by side in one group per shape.
+//! naive per-row reference, side by side in one group per shape, with the
+//! `memcpy` of the same bytes as the floor no CONCAT can beat.
 //!
 //! Run: `cargo bench -p sluice-benches --bench concat -- --warm-up-time 1 --measurement-time 3`
 
@@ -56,6 +57,18 @@ fn bench(c: &mut Criterion) {
                 bn.iter(|| arrow_string::concat_elements::concat_elements_utf8_many(black_box(&cols)).unwrap())
             });
             g.bench_function("naive", |bn| bn.iter(|| naive_concat(black_box(&cols))));
+            // The floor of any CONCAT: the same value bytes moved with three
+            // `memcpy` calls into a fresh buffer (no offsets, no row loop).
+            g.bench_function("memcpy_floor", |bn| {
+                bn.iter(|| {
+                    let bufs = [a.values(), b.values(), d.values()];
+                    let mut out = Vec::with_capacity(bufs.iter().map(|v| v.len()).sum());
+                    for v in bufs {
+                        out.extend_from_slice(black_box(v.as_slice()));
+                    }
+                    out
+                })
+            });
             g.finish();
 
             let sep = Scalar::new(StringArray::from(vec![","]));
