@@ -8,7 +8,8 @@
 //!   `encode_utf8` (with `?` for unpaired surrogates) into one buffer;
 //! - `encode_mixed/64`: Cyrillic/Greek (2-byte) mixed with CJK (3-byte);
 //! - `encode_cache/*`: `utf16_to_utf8_cached` vs plain on values repeating in
-//!   runs of 8 and on all-distinct values.
+//!   runs of 8 and on all-distinct values, with `equality_floor`: the bare
+//!   equal-to-previous check a hit cannot avoid.
 //!
 //! Run: `cargo bench -p sluice-benches --bench encode -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -167,6 +168,22 @@ fn encode_cache<M: Measurement>(cr: &mut Criterion<M>) {
             b.iter(|| {
                 let mut cache = CachedEncoder::new();
                 utf16_to_utf8_cached(black_box(&c.units), &c.offsets, None, &mut cache).unwrap()
+            })
+        });
+        // The check no hit can skip: each value compared with the one
+        // before it (here with `memcmp`), no output written. The share of
+        // `plain` it takes bounds what any cache can save on that input.
+        g.bench_with_input(BenchmarkId::new("equality_floor", name), c, |b, c| {
+            b.iter(|| {
+                let units = black_box(&c.units);
+                let mut equal = 0usize;
+                let mut prev: &[u16] = &[];
+                for w in c.offsets.windows(2) {
+                    let cur = &units[w[0] as usize..w[1] as usize];
+                    equal += usize::from(cur == prev);
+                    prev = cur;
+                }
+                equal
             })
         });
     }
