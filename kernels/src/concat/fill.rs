@@ -230,9 +230,8 @@ pub(super) unsafe fn dispatch_concat<P: RowSrc, O: OffsetSizeTrait>(
 ///
 /// # Safety
 ///
-/// Every source has at least `n` rows; `offs` is writable for `n + 1 +
-/// OFFSETS_SLACK`
-/// offsets; `base` is writable for the total bytes of the rows written plus
+/// Every source has at least `n` rows; `offs` is writable for
+/// `n + 1 + OFFSETS_SLACK` offsets; `base` is writable for the total bytes of the rows written plus
 /// `SLACK` — with [`NullFill::BranchFree`], of all `n` rows plus `SLACK` —
 /// and that total fits `O`.
 #[inline(always)]
@@ -270,9 +269,10 @@ unsafe fn fill_concat<P: RowSrc, O: OffsetSizeTrait>(
             Some((nb, NullFill::BranchFree)) => {
                 // A NULL row's bytes land at `pos` (within the all-rows
                 // capacity: `pos` is at most the bytes of the rows before
-                // it) and the next row overwrites them: `keep` is all ones
-                // for a valid row, zero for a NULL one. The fast rows read
-                // the validity 64 rows at a time.
+                // it) and the next row overwrites them, as `pos` goes back
+                // to the row's start. The fast rows read the validity 64
+                // rows at a time; the rest mask each length with `keep`
+                // (all ones for a valid row, zero for a NULL one).
                 let mut i = 0;
                 for mut w in nb.inner().bit_chunks().iter() {
                     if i + 64 > fast {

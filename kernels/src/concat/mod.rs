@@ -509,7 +509,7 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum], null_fill: NullFill) -
     let offs = out.offsets.as_mut_ptr();
     let mut scalar_offsets = Vec::with_capacity(args.pieces.len());
     let fill = nulls.as_ref().map(|nb| (nb, null_fill.resolve(capacity == total, n, total)));
-    // SAFETY: `offs` has room for `n + 1` offsets; every array source has `n`
+    // SAFETY: `offs` has room for `n + 1 + OFFSETS_SLACK` offsets; every array source has `n`
     // rows; the values buffer holds `capacity + SLACK` bytes and `capacity`
     // bounds the bytes of the rows written (all rows, or the valid ones);
     // `resolve` picks `BranchFree` only when `capacity` is all rows' total.
