@@ -50,9 +50,7 @@ fn bench(c: &mut Criterion) {
             let cols = [&a, &b, &d];
             let mut g = c.benchmark_group(format!("concat3_{len}B_{tag}"));
             g.throughput(Throughput::Elements(ROWS as u64));
-            g.bench_function("sluice", |bn| {
-                bn.iter(|| concat(black_box(&[&a as &dyn Datum, &b, &d])).unwrap())
-            });
+            g.bench_function("sluice", |bn| bn.iter(|| concat(black_box(&[&a as &dyn Datum, &b, &d])).unwrap()));
             g.bench_function("arrow_concat_elements_utf8_many", |bn| {
                 bn.iter(|| arrow_string::concat_elements::concat_elements_utf8_many(black_box(&cols)).unwrap())
             });

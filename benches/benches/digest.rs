@@ -50,8 +50,7 @@ fn bench(c: &mut Criterion) {
     for &(alg, lens) in cases {
         for &len in lens {
             let whole = column(TOTAL_ROWS, len, len as u64);
-            let batches: Vec<StringArray> =
-                (0..TOTAL_ROWS / BATCH).map(|k| whole.slice(k * BATCH, BATCH)).collect();
+            let batches: Vec<StringArray> = (0..TOTAL_ROWS / BATCH).map(|k| whole.slice(k * BATCH, BATCH)).collect();
             // Give each batch its own buffers (as a real pipeline would).
             let batches: Vec<StringArray> = batches.iter().map(|b| b.iter().collect()).collect();
             let mut g = c.benchmark_group(format!("{alg}_{len}B_2M_rows"));
@@ -91,13 +90,15 @@ fn bench(c: &mut Criterion) {
 
     // Hex alone: SSE2 path vs the 512-byte pair table vs the `hex` crate,
     // on 32-byte digests.
-    let digests: Vec<[u8; 32]> = (0..BATCH as u32).map(|i| {
-        let mut d = [0u8; 32];
-        for (j, b) in d.iter_mut().enumerate() {
-            *b = (i as u8).wrapping_mul(31).wrapping_add(j as u8 * 7);
-        }
-        d
-    }).collect();
+    let digests: Vec<[u8; 32]> = (0..BATCH as u32)
+        .map(|i| {
+            let mut d = [0u8; 32];
+            for (j, b) in d.iter_mut().enumerate() {
+                *b = (i as u8).wrapping_mul(31).wrapping_add(j as u8 * 7);
+            }
+            d
+        })
+        .collect();
     let mut out = vec![0u8; 64 * BATCH];
     let mut g = c.benchmark_group("hex_32B_x8192");
     g.throughput(Throughput::Elements(BATCH as u64));

@@ -56,8 +56,8 @@ fn ascii(_: usize, rng: &mut Rng) -> u16 {
 
 fn mixed(_: usize, rng: &mut Rng) -> u16 {
     match rng.below(3) {
-        0 => 0x0410 + rng.below(0x40) as u16, // Cyrillic, 2 bytes
-        1 => 0x03B1 + rng.below(0x18) as u16, // Greek, 2 bytes
+        0 => 0x0410 + rng.below(0x40) as u16,   // Cyrillic, 2 bytes
+        1 => 0x03B1 + rng.below(0x18) as u16,   // Greek, 2 bytes
         _ => 0x4E00 + rng.below(0x5000) as u16, // CJK, 3 bytes
     }
 }
@@ -109,16 +109,30 @@ fn bench_levels<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, c: &Column, p: us
     for (name, sizing) in [("sluice_exact_sizing", Sizing::Exact), ("sluice_upper_bound_sizing", Sizing::UpperBound)] {
         g.bench_with_input(BenchmarkId::new(name, p), c, |b, c| {
             b.iter(|| {
-                forced::utf16_to_utf8(Level::detected(), sizing, i32::MAX as usize, black_box(&c.units), &c.offsets, None)
-                    .unwrap()
+                forced::utf16_to_utf8(
+                    Level::detected(),
+                    sizing,
+                    i32::MAX as usize,
+                    black_box(&c.units),
+                    &c.offsets,
+                    None,
+                )
+                .unwrap()
             })
         });
     }
     for level in Level::ALL.into_iter().filter(|l| l.is_available()) {
         g.bench_with_input(BenchmarkId::new(format!("sluice_{level:?}").to_lowercase(), p), c, |b, c| {
             b.iter(|| {
-                forced::utf16_to_utf8(level, Sizing::Optimistic, i32::MAX as usize, black_box(&c.units), &c.offsets, None)
-                    .unwrap()
+                forced::utf16_to_utf8(
+                    level,
+                    Sizing::Optimistic,
+                    i32::MAX as usize,
+                    black_box(&c.units),
+                    &c.offsets,
+                    None,
+                )
+                .unwrap()
             })
         });
     }

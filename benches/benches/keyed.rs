@@ -19,8 +19,8 @@ use arrow_select::take::take;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
-    hash_binary_row, AggSpec, ChannelAssigner, DedupOptions, DedupOrder,
-    Deduplicate, FlinkKeyEncoder, GroupAggOptions, GroupAggregate, Keep, KeyEncoder, KeyedExchange, RowKind,
+    hash_binary_row, AggSpec, ChannelAssigner, DedupOptions, DedupOrder, Deduplicate, FlinkKeyEncoder, GroupAggOptions,
+    GroupAggregate, Keep, KeyEncoder, KeyedExchange, RowKind,
 };
 
 #[global_allocator]
@@ -185,7 +185,9 @@ fn dedup(c: &mut Criterion, group: &str, keep: Keep, order: DedupOrder) {
             || drop(black_box(ow.process(&b, &kinds).unwrap())),
         );
         for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
-            g.bench_with_input(BenchmarkId::new(name, d), &b, |bn, b| bn.iter(|| black_box(op.process(b, &kinds).unwrap())));
+            g.bench_with_input(BenchmarkId::new(name, d), &b, |bn, b| {
+                bn.iter(|| black_box(op.process(b, &kinds).unwrap()))
+            });
         }
     }
     g.finish();

@@ -135,7 +135,12 @@ fn long_rows(c: &mut Criterion) {
         g.bench_function("Avx512", |b| {
             b.iter(|| {
                 let mut acc = 0u8;
-                mb::md5_many_with_level(Level::Avx512, col.len(), |i| Some(col.value(i).as_bytes()), |_, d| acc ^= d[0]);
+                mb::md5_many_with_level(
+                    Level::Avx512,
+                    col.len(),
+                    |i| Some(col.value(i).as_bytes()),
+                    |_, d| acc ^= d[0],
+                );
                 black_box(acc)
             })
         });

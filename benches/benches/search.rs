@@ -80,9 +80,7 @@ fn naive_like_batch(a: &StringArray, p: &[char]) -> BooleanArray {
 
 /// Naive POSITION: `str::find` then count the characters before it.
 fn naive_position_batch(a: &StringArray, needle: &str) -> Int32Array {
-    a.iter()
-        .map(|v| v.map(|s| s.find(needle).map_or(0, |b| s[..b].chars().count() as i32 + 1)))
-        .collect()
+    a.iter().map(|v| v.map(|s| s.find(needle).map_or(0, |b| s[..b].chars().count() as i32 + 1))).collect()
 }
 
 fn bench(c: &mut Criterion) {

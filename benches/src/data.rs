@@ -70,7 +70,8 @@ pub fn ascii_batches(seed: u64, rows: usize, batch: usize, len: usize, null_pct:
             offsets.push(values.len() as i32);
         }
         let nulls = (null_pct > 0).then(|| NullBuffer::from(valid));
-        let array = StringArray::try_new(arrow_buffer::OffsetBuffer::new(offsets.into()), values.into(), nulls).expect("generated data is valid");
+        let array = StringArray::try_new(arrow_buffer::OffsetBuffer::new(offsets.into()), values.into(), nulls)
+            .expect("generated data is valid");
         out.push(Arc::new(array) as ArrayRef);
         done += n;
     }
@@ -121,7 +122,11 @@ pub fn utf16_batches(seed: u64, rows: usize, batch: usize, len: usize, kind: Tex
                 Text::Mixed => {
                     for _ in 0..len {
                         // Half 2-byte (Cyrillic), half 3-byte (CJK) characters.
-                        let u = if rng.below(2) == 0 { 0x0430 + rng.below(32) as u16 } else { 0x4E00 + rng.below(2000) as u16 };
+                        let u = if rng.below(2) == 0 {
+                            0x0430 + rng.below(32) as u16
+                        } else {
+                            0x4E00 + rng.below(2000) as u16
+                        };
                         units.push(u);
                     }
                 }

@@ -274,8 +274,8 @@ pub unsafe fn import(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiRes
     };
     // SAFETY: the structure was checked against `dt`; buffer contents are
     // the caller's contract, and are validated right below.
-    let data = unsafe { from_ffi_and_data_type(array, import_dt) }
-        .map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
+    let data =
+        unsafe { from_ffi_and_data_type(array, import_dt) }.map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
     data.validate_full().map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
     let values = make_array(data);
     if utf8 {
@@ -390,7 +390,9 @@ pub fn detach(data: ArrayData, inputs: &[&dyn Array]) -> FfiResult<ArrayData> {
         return Ok(copy.freeze());
     }
     match data.nulls() {
-        Some(n) if overlaps((n.buffer().as_ptr() as usize, n.buffer().as_ptr() as usize + n.buffer().len()), &theirs) => {
+        Some(n)
+            if overlaps((n.buffer().as_ptr() as usize, n.buffer().as_ptr() as usize + n.buffer().len()), &theirs) =>
+        {
             let bits = arrow_buffer::BooleanBuffer::new(
                 arrow_buffer::Buffer::from_slice_ref(n.buffer().as_slice()),
                 n.offset(),

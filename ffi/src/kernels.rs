@@ -129,7 +129,12 @@ fn record_batch(batch: &ArrayRef) -> FfiResult<RecordBatch> {
 /// Struct array → rows (bytes, `n + 1` offsets) into `rows` (its buffers
 /// are reused), with the NULL layout of Flink's
 /// `RowDataSerializer.toBinaryRow` (rows on the wire and in state).
-pub fn arrow_to_rows_into(conv: &RowConverter, batch: &ArrayRef, kinds: Option<&[i8]>, rows: &mut Rows) -> FfiResult<()> {
+pub fn arrow_to_rows_into(
+    conv: &RowConverter,
+    batch: &ArrayRef,
+    kinds: Option<&[i8]>,
+    rows: &mut Rows,
+) -> FfiResult<()> {
     let rb = record_batch(batch)?;
     // Validated by the caller: every byte is 0..=3.
     let kinds: Option<Vec<RowKind>> =

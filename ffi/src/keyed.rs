@@ -36,7 +36,16 @@ pub unsafe extern "C" fn sluice_key_groups(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_key_groups", unsafe {
-        key_groups(batch, schema, key_columns, n_key_columns, max_parallelism, parallelism, out_key_groups, out_channels)
+        key_groups(
+            batch,
+            schema,
+            key_columns,
+            n_key_columns,
+            max_parallelism,
+            parallelism,
+            out_key_groups,
+            out_channels,
+        )
     })
 }
 

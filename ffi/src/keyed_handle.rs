@@ -10,10 +10,10 @@ use std::ptr;
 use std::slice;
 use std::sync::Arc;
 
+use ::sluice_keyed::RowKind;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Schema};
-use ::sluice_keyed::RowKind;
 
 use crate::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::buffer::sluice_buffer;

@@ -16,9 +16,7 @@ use crate::error::{set_last_error, sluice_status};
 /// `int32_t` status for C. `$name` names the C function in messages.
 macro_rules! ffi_boundary {
     ($name:expr, $body:expr) => {{
-        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(
-            || -> $crate::error::FfiResult<()> { $body },
-        )) {
+        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::error::FfiResult<()> { $body })) {
             Ok(Ok(())) => {
                 $crate::error::clear_last_error();
                 $crate::error::sluice_status::SLUICE_OK as i32

@@ -24,9 +24,9 @@ const MAX_ROW_KIND: i8 = 3;
 pub(crate) fn require_struct(field: &Field, what: &str) -> FfiResult<()> {
     match field.data_type() {
         DataType::Struct(_) => Ok(()),
-        other => Err(FfiError::unsupported_type(format!(
-            "{what} must describe a struct (the row's fields), got {other}"
-        ))),
+        other => {
+            Err(FfiError::unsupported_type(format!("{what} must describe a struct (the row's fields), got {other}")))
+        }
     }
 }
 

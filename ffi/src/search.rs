@@ -48,9 +48,8 @@ unsafe fn run(
     let mut present: Vec<&mut Arg> = args.iter_mut().flatten().collect();
     broadcast(function, &mut present)?;
     let result = kernel(&args)?;
-    let nullable = output.always_nullable
-        || args.iter().flatten().any(|a| is_nullable(&a.field))
-        || result.null_count() > 0;
+    let nullable =
+        output.always_nullable || args.iter().flatten().any(|a| is_nullable(&a.field)) || result.null_count() > 0;
     let field = output_field(output.name, result.data_type().clone(), output.flink, nullable);
     let inputs: Vec<&dyn Array> = args.iter().flatten().map(|a| a.array.as_ref()).collect();
     // SAFETY: forwarded contract.
@@ -58,9 +57,7 @@ unsafe fn run(
 }
 
 fn required(args: &[Option<Arg>], i: usize) -> FfiResult<&Arg> {
-    args.get(i)
-        .and_then(Option::as_ref)
-        .ok_or_else(|| FfiError::invalid(format!("argument {i} is missing")))
+    args.get(i).and_then(Option::as_ref).ok_or_else(|| FfiError::invalid(format!("argument {i} is missing")))
 }
 
 fn spec(array: *mut FFI_ArrowArray, schema: *const FFI_ArrowSchema, name: &'static str, kind: Kind) -> Spec {
@@ -138,10 +135,7 @@ pub unsafe extern "C" fn sluice_like(
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
-    let specs = [
-        spec(str, str_schema, "str", Kind::String),
-        spec(pattern, pattern_schema, "pattern", Kind::String),
-    ];
+    let specs = [spec(str, str_schema, "str", Kind::String), spec(pattern, pattern_schema, "pattern", Kind::String)];
     let output = Output { name: "like", flink: "BOOLEAN", always_nullable: false };
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_like", unsafe {
@@ -167,10 +161,9 @@ unsafe fn escape_char(escape: *const c_char) -> FfiResult<Option<char>> {
     match (chars.next(), chars.next()) {
         (Some(c), None) => Ok(Some(c)),
         // Flink: "Invalid escape character" for anything but one character.
-        _ => Err(FfiError::new(
-            crate::error::sluice_status::SLUICE_ERR_FLINK,
-            format!("Invalid escape character '{s}'"),
-        )),
+        _ => {
+            Err(FfiError::new(crate::error::sluice_status::SLUICE_ERR_FLINK, format!("Invalid escape character '{s}'")))
+        }
     }
 }
 

@@ -10,8 +10,7 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, LargeStringArray, StringArray,
-    StringViewArray,
+    Array, ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, LargeStringArray, StringArray, StringViewArray,
 };
 use arrow_buffer::NullBuffer;
 
@@ -95,15 +94,11 @@ impl StrColumn {
     /// What the sliced array holds, row by row.
     pub fn expected(&self) -> Vec<Option<&str>> {
         let r = self.window.range(self.rows.len());
-        self.rows[r]
-            .iter()
-            .map(|row| (row.valid || !self.masked).then_some(row.value.as_str()))
-            .collect()
+        self.rows[r].iter().map(|row| (row.valid || !self.masked).then_some(row.value.as_str())).collect()
     }
 
     fn nulls(&self) -> Option<NullBuffer> {
-        self.masked
-            .then(|| self.rows.iter().map(|r| r.valid).collect())
+        self.masked.then(|| self.rows.iter().map(|r| r.valid).collect())
     }
 }
 
@@ -136,9 +131,7 @@ impl ByteColumn {
     pub fn array(&self) -> ArrayRef {
         let values = self.values();
         let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
-        let nulls = self
-            .masked
-            .then(|| self.rows.iter().map(|r| r.valid).collect());
+        let nulls = self.masked.then(|| self.rows.iter().map(|r| r.valid).collect());
         let full = build(&refs, nulls, self.layout);
         let r = self.window.range(self.rows.len());
         full.slice(r.start, r.len())
@@ -168,13 +161,11 @@ pub fn build(values: &[&[u8]], nulls: Option<NullBuffer>, layout: ByteLayout) ->
             Arc::new(StringArray::new(o, v, nulls))
         }
         ByteLayout::Str(StrLayout::LargeUtf8) => {
-            let (o, v, _) =
-                LargeStringArray::from_iter_values(values.iter().map(as_str)).into_parts();
+            let (o, v, _) = LargeStringArray::from_iter_values(values.iter().map(as_str)).into_parts();
             Arc::new(LargeStringArray::new(o, v, nulls))
         }
         ByteLayout::Str(StrLayout::Utf8View) => {
-            let (w, b, _) =
-                StringViewArray::from_iter_values(values.iter().map(as_str)).into_parts();
+            let (w, b, _) = StringViewArray::from_iter_values(values.iter().map(as_str)).into_parts();
             Arc::new(StringViewArray::new(w, b, nulls))
         }
         ByteLayout::Binary => {

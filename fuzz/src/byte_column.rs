@@ -17,23 +17,11 @@ pub fn check(input: &ByteColumn) {
     let expected = input.expected();
     assert_eq!(array.len(), expected.len());
     for (i, e) in expected.iter().enumerate() {
-        assert_eq!(
-            value_bytes(array.as_ref(), i),
-            e.as_deref(),
-            "reference builder, row {i}"
-        );
+        assert_eq!(value_bytes(array.as_ref(), i), e.as_deref(), "reference builder, row {i}");
     }
     let seen = read(array.as_ref(), true).expect("every byte layout is accepted with binary");
-    let spanned: usize = expected
-        .iter()
-        .map(|e| e.as_ref().map_or(0, Vec::len))
-        .sum();
-    assert!(
-        seen.hint >= spanned,
-        "value_bytes_hint {} < {} bytes of valid rows",
-        seen.hint,
-        spanned
-    );
+    let spanned: usize = expected.iter().map(|e| e.as_ref().map_or(0, Vec::len)).sum();
+    assert!(seen.hint >= spanned, "value_bytes_hint {} < {} bytes of valid rows", seen.hint, spanned);
     for (i, e) in expected.iter().enumerate() {
         if let Some(e) = e {
             assert_eq!(&seen.rows[i], e, "bytes({i})");
@@ -52,9 +40,6 @@ struct Seen {
 fn read(array: &dyn arrow_array::Array, allow_binary: bool) -> sluice_kernels::Result<Seen> {
     sluice_kernels::with_byte_column!(array, allow_binary, |col| {
         let rows = (0..col.len()).map(|i| col.bytes(i).to_vec()).collect();
-        Ok(Seen {
-            rows,
-            hint: col.value_bytes_hint(),
-        })
+        Ok(Seen { rows, hint: col.value_bytes_hint() })
     })
 }

@@ -27,8 +27,7 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use arrow_array::cast::AsArray;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch,
-    StringArray,
+    Array, ArrayRef, BinaryArray, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
 use arrow_schema::{DataType, SchemaRef};
 use md5::Digest as _;
@@ -40,9 +39,7 @@ use crate::text::ALPHABET;
 
 /// Column names: plain ones, function names and keywords, names that need
 /// backquotes, the empty name, a `$n` look-alike and a duplicate.
-pub const NAMES: [&str; 12] = [
-    "s", "t", "w", "id", "md5", "LIKE", "in", "we ird", "a`b", "", "$0", "s",
-];
+pub const NAMES: [&str; 12] = ["s", "t", "w", "id", "md5", "LIKE", "in", "we ird", "a`b", "", "$0", "s"];
 
 /// One input column.
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -114,9 +111,7 @@ impl Gen {
             15 => 40,
             k => (k % 13) as usize,
         };
-        (0..n)
-            .map(|_| ALPHABET[self.next_u32() as usize % ALPHABET.len()])
-            .collect()
+        (0..n).map(|_| ALPHABET[self.next_u32() as usize % ALPHABET.len()]).collect()
     }
 
     /// An INT biased to SHA2 widths and the edges; only valid SHA2 widths
@@ -141,25 +136,19 @@ pub fn batch(schema: &SchemaRef, rows: usize, widths: bool, g: &mut Gen) -> Opti
     for f in schema.fields() {
         let null = |g: &mut Gen| f.is_nullable() && g.next_u32() % 4 == 0;
         let a: ArrayRef = match f.data_type() {
-            DataType::Utf8 => Arc::new(
-                (0..rows)
-                    .map(|_| if null(g) { None } else { Some(g.text()) })
-                    .collect::<StringArray>(),
-            ),
-            DataType::Int32 => Arc::new(
-                (0..rows)
-                    .map(|_| if null(g) { None } else { Some(g.int(widths)) })
-                    .collect::<Int32Array>(),
-            ),
+            DataType::Utf8 => {
+                Arc::new((0..rows).map(|_| if null(g) { None } else { Some(g.text()) }).collect::<StringArray>())
+            }
+            DataType::Int32 => {
+                Arc::new((0..rows).map(|_| if null(g) { None } else { Some(g.int(widths)) }).collect::<Int32Array>())
+            }
             DataType::Int64 => Arc::new(
                 (0..rows)
                     .map(|_| if null(g) { None } else { Some(i64::from(g.int(false)) << (g.next_u32() % 40)) })
                     .collect::<Int64Array>(),
             ),
             DataType::Boolean => Arc::new(
-                (0..rows)
-                    .map(|_| if null(g) { None } else { Some(g.next_u32() % 2 == 0) })
-                    .collect::<BooleanArray>(),
+                (0..rows).map(|_| if null(g) { None } else { Some(g.next_u32() % 2 == 0) }).collect::<BooleanArray>(),
             ),
             DataType::Float64 => Arc::new(
                 (0..rows)
@@ -167,9 +156,7 @@ pub fn batch(schema: &SchemaRef, rows: usize, widths: bool, g: &mut Gen) -> Opti
                     .collect::<Float64Array>(),
             ),
             DataType::Binary => Arc::new(
-                (0..rows)
-                    .map(|_| if null(g) { None } else { Some(g.text().into_bytes()) })
-                    .collect::<BinaryArray>(),
+                (0..rows).map(|_| if null(g) { None } else { Some(g.text().into_bytes()) }).collect::<BinaryArray>(),
             ),
             _ => return None,
         };
@@ -241,10 +228,7 @@ fn print_expr(e: &Expr, out: &mut String) {
 /// Runs the check on one input; panics on a mismatch.
 pub fn check(input: &Input) {
     let cols = &input.cols[..input.columns as usize % 5];
-    let names: Vec<String> = cols
-        .iter()
-        .map(|c| NAMES[c.name as usize % NAMES.len()].to_string())
-        .collect();
+    let names: Vec<String> = cols.iter().map(|c| NAMES[c.name as usize % NAMES.len()].to_string()).collect();
     let types: Vec<FlinkType> = cols.iter().map(|c| flink_type(c.ty, c.not_null)).collect();
     let exprs: Vec<&str> = input.text.split('\n').collect();
 
@@ -280,11 +264,7 @@ pub fn check(input: &Input) {
     assert!(parsed.iter().all(Result::is_ok), "compiled although a line does not parse");
     assert_eq!(prog.output_names().len(), exprs.len());
     let mut prog = if input.flags & 2 != 0 {
-        let given: Vec<FlinkType> = prog
-            .output_types()
-            .iter()
-            .map(|t| t.clone().with_nullable(true))
-            .collect();
+        let given: Vec<FlinkType> = prog.output_types().iter().map(|t| t.clone().with_nullable(true)).collect();
         let p = CalcProgram::new(&names, &types, &exprs, Some(&given))
             .unwrap_or_else(|e| panic!("its own output types made nullable are refused: {}", e.message));
         assert_eq!(p.output_types(), &given[..], "given output types");
@@ -301,9 +281,7 @@ pub fn check(input: &Input) {
     };
     let all = [RowKind::Insert, RowKind::UpdateBefore, RowKind::UpdateAfter, RowKind::Delete];
     let kinds: Vec<RowKind> = (0..n).map(|_| all[g.next_u32() as usize % 4]).collect();
-    let rows = in_conv
-        .batch_to_rows(&batch, Some(&kinds), NullLayout::Serializer)
-        .expect("input rows");
+    let rows = in_conv.batch_to_rows(&batch, Some(&kinds), NullLayout::Serializer).expect("input rows");
     let (segs, addrs): (Vec<&[u8]>, Vec<RowAddress>) = if input.flags & 1 != 0 {
         let addrs = rows
             .offsets
@@ -313,11 +291,7 @@ pub fn check(input: &Input) {
         (vec![&rows.data[..]], addrs)
     } else {
         let segs: Vec<&[u8]> = rows.iter().collect();
-        let addrs = segs
-            .iter()
-            .enumerate()
-            .map(|(i, s)| RowAddress { segment: i, offset: 0, len: s.len() })
-            .collect();
+        let addrs = segs.iter().enumerate().map(|(i, s)| RowAddress { segment: i, offset: 0, len: s.len() }).collect();
         (segs, addrs)
     };
     let direct = prog.eval(&batch);
@@ -333,9 +307,7 @@ pub fn check(input: &Input) {
     };
     let out_names: Vec<&str> = prog.output_names().iter().map(String::as_str).collect();
     let out_conv = RowConverter::from_flink_types(&out_names, prog.output_types()).expect("output converter");
-    let (got, got_kinds) = out_conv
-        .rows_to_batch(&out.data, &out.offsets)
-        .expect("the output rows parse");
+    let (got, got_kinds) = out_conv.rows_to_batch(&out.data, &out.offsets).expect("the output rows parse");
     assert_eq!(got_kinds, kinds, "RowKinds");
     assert_eq!(got.num_rows(), n);
     for (c, d) in direct.columns().iter().enumerate() {
@@ -394,15 +366,15 @@ fn reference(e: &Expr, names: &[String], batch: &RecordBatch) -> Option<ArrayRef
     match e {
         Expr::Column(c) => Some(Arc::clone(batch.column(resolve(c, names)?))),
         Expr::Call(Func::Md5, args) => match &args[..] {
-            [a @ Expr::Column(_)] => Some(hex_of(string_operand(a, names, batch)?, &|b: &[u8]| {
-                hex::encode(md5::Md5::digest(b))
-            })),
+            [a @ Expr::Column(_)] => {
+                Some(hex_of(string_operand(a, names, batch)?, &|b: &[u8]| hex::encode(md5::Md5::digest(b))))
+            }
             _ => None,
         },
         Expr::Call(Func::Sha1, args) => match &args[..] {
-            [a @ Expr::Column(_)] => Some(hex_of(string_operand(a, names, batch)?, &|b: &[u8]| {
-                hex::encode(sha1::Sha1::digest(b))
-            })),
+            [a @ Expr::Column(_)] => {
+                Some(hex_of(string_operand(a, names, batch)?, &|b: &[u8]| hex::encode(sha1::Sha1::digest(b))))
+            }
             _ => None,
         },
         Expr::Call(Func::Sha2, args) => match &args[..] {
@@ -419,10 +391,7 @@ fn reference(e: &Expr, names: &[String], batch: &RecordBatch) -> Option<ArrayRef
             _ => None,
         },
         Expr::Call(Func::Concat, args) => {
-            let ops = args
-                .iter()
-                .map(|a| string_operand(a, names, batch))
-                .collect::<Option<Vec<_>>>()?;
+            let ops = args.iter().map(|a| string_operand(a, names, batch)).collect::<Option<Vec<_>>>()?;
             let out: StringArray = (0..batch.num_rows())
                 .map(|r| ops.iter().map(|o| o[r].as_deref()).collect::<Option<Vec<&str>>>().map(|v| v.concat()))
                 .collect();

@@ -53,14 +53,8 @@ pub fn check(input: &Input) {
 
     // CONCAT.
     let n = output_rows(rows, any_col);
-    let want: Vec<Option<String>> = (0..n)
-        .map(|i| {
-            args.iter()
-                .map(|a| a.value(i))
-                .collect::<Option<Vec<_>>>()
-                .map(|v| v.concat())
-        })
-        .collect();
+    let want: Vec<Option<String>> =
+        (0..n).map(|i| args.iter().map(|a| a.value(i)).collect::<Option<Vec<_>>>().map(|v| v.concat())).collect();
     match concat::concat(&refs) {
         Ok(got) => {
             assert!(!args.is_empty(), "CONCAT() with no argument must fail");

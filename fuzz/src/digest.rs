@@ -91,11 +91,7 @@ fn assert_rows(what: &str, out: &dyn Array, want: &[Option<String>]) {
     assert_eq!(out.len(), want.len(), "{what}: rows");
     let out = out.as_string::<i32>();
     for (i, w) in want.iter().enumerate() {
-        assert_eq!(
-            out.is_valid(i).then(|| out.value(i)),
-            w.as_deref(),
-            "{what}: row {i}"
-        );
+        assert_eq!(out.is_valid(i).then(|| out.value(i)), w.as_deref(), "{what}: row {i}");
     }
 }
 
@@ -115,10 +111,7 @@ pub fn check(input: &Input) {
 
     // One algorithm per input keeps executions fast; the fuzzer covers all.
     let alg = DigestAlgorithm::ALL[input.alg as usize % DigestAlgorithm::ALL.len()];
-    let want: Vec<Option<String>> = rows
-        .iter()
-        .map(|r| r.as_deref().map(|b| hex_of(alg, b)))
-        .collect();
+    let want: Vec<Option<String>> = rows.iter().map(|r| r.as_deref().map(|b| hex_of(alg, b))).collect();
     if !input.scalar {
         let out = digest::digest_hex(array.as_ref(), alg).expect("byte layouts are accepted");
         assert_eq!(out.offset(), 0);
@@ -151,15 +144,8 @@ fn check_sha2(input: &Input, datum: &dyn Datum, rows: &[Option<Vec<u8>>]) {
                 }
                 Some(w) => match sha2_alg(w) {
                     Some(alg) => {
-                        let want: Vec<_> = rows
-                            .iter()
-                            .map(|r| r.as_deref().map(|b| hex_of(alg, b)))
-                            .collect();
-                        assert_rows(
-                            &format!("sha2(s, {w})"),
-                            got.expect("valid width").as_ref(),
-                            &want,
-                        );
+                        let want: Vec<_> = rows.iter().map(|r| r.as_deref().map(|b| hex_of(alg, b))).collect();
+                        assert_rows(&format!("sha2(s, {w})"), got.expect("valid width").as_ref(), &want);
                     }
                     None => match got {
                         Err(Error::Flink(m)) => {
@@ -177,24 +163,10 @@ fn check_sha2(input: &Input, datum: &dyn Datum, rows: &[Option<Vec<u8>>]) {
             digest::sha2(datum, &width)
         }
         WidthArg::Column { widths, extra } => {
-            let n = if input.scalar {
-                widths.len().max(1)
-            } else {
-                rows.len()
-            };
-            let extra = if *extra > 250 {
-                (*extra - 250) as usize
-            } else {
-                0
-            };
+            let n = if input.scalar { widths.len().max(1) } else { rows.len() };
+            let extra = if *extra > 250 { (*extra - 250) as usize } else { 0 };
             let ws: Vec<Option<i32>> = (0..n + extra)
-                .map(|i| {
-                    if widths.is_empty() {
-                        None
-                    } else {
-                        widths[i % widths.len()].map(Width::value)
-                    }
-                })
+                .map(|i| if widths.is_empty() { None } else { widths[i % widths.len()].map(Width::value) })
                 .collect();
             let width = Int32Array::from(ws.clone());
             let got = digest::sha2(datum, &width);
@@ -218,17 +190,11 @@ fn check_sha2(input: &Input, datum: &dyn Datum, rows: &[Option<Vec<u8>>]) {
             }
             match got {
                 Ok(out) => {
-                    assert!(
-                        failures.is_empty(),
-                        "sha2 column widths must fail: {failures:?}"
-                    );
+                    assert!(failures.is_empty(), "sha2 column widths must fail: {failures:?}");
                     assert_rows("sha2(s, column)", out.as_ref(), &want);
                 }
                 Err(Error::Flink(m)) => {
-                    assert!(
-                        failures.contains(&m),
-                        "sha2 failed with {m:?}, expected one of {failures:?}"
-                    )
+                    assert!(failures.contains(&m), "sha2 failed with {m:?}, expected one of {failures:?}")
                 }
                 Err(e) => panic!("sha2 column: unexpected error {e}"),
             }
@@ -237,9 +203,5 @@ fn check_sha2(input: &Input, datum: &dyn Datum, rows: &[Option<Vec<u8>>]) {
     };
     // `Null`-typed width: every row NULL.
     let n = if input.scalar { 1 } else { rows.len() };
-    assert_rows(
-        "sha2(s, NULL column)",
-        result.expect("Null width").as_ref(),
-        &vec![None; n],
-    );
+    assert_rows("sha2(s, NULL column)", result.expect("Null width").as_ref(), &vec![None; n]);
 }

@@ -12,9 +12,7 @@
 use arbitrary::Arbitrary;
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
-use sluice_kernels::encode::{
-    self, forced, CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES,
-};
+use sluice_kernels::encode::{self, forced, CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
 
 use crate::encode_utf16::{push_piece, reference, Piece};
 
@@ -126,30 +124,21 @@ pub fn check(input: &Input) {
                     offsets.push(units.len() as i64);
                 }
                 let nulls: NullBuffer = rows.iter().map(|(_, v)| *v).collect();
-                let a = encode::utf16_to_utf8_cached(&units, &offsets, Some(&nulls), &mut enc)
-                    .expect("valid batch");
+                let a = encode::utf16_to_utf8_cached(&units, &offsets, Some(&nulls), &mut enc).expect("valid batch");
                 assert_eq!(a.len(), rows.len());
                 for (r, (i, valid)) in rows.iter().enumerate() {
                     assert_eq!(a.is_valid(r), *valid, "step {step}: validity of row {r}");
                     if *valid {
                         let v = pick(*i);
                         model.encode(v);
-                        assert_eq!(
-                            a.value(r).as_bytes(),
-                            &reference(v)[..],
-                            "step {step}: row {r}"
-                        );
+                        assert_eq!(a.value(r).as_bytes(), &reference(v)[..], "step {step}: row {r}");
                     }
                 }
             }
         }
         assert_eq!(enc.stats(), model.stats, "step {step}: counters");
         if model.stats.bypassed {
-            assert_eq!(
-                enc.retained_bytes(),
-                0,
-                "step {step}: a bypassed cache retains nothing"
-            );
+            assert_eq!(enc.retained_bytes(), 0, "step {step}: a bypassed cache retains nothing");
         }
     }
 }

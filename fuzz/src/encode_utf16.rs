@@ -105,10 +105,7 @@ pub fn reference(units: &[u16]) -> Vec<u8> {
 
 /// The `k`-th (modulo) of the levels this CPU runs.
 pub fn level(k: u8) -> Level {
-    let levels: Vec<Level> = Level::ALL
-        .into_iter()
-        .filter(|l| l.is_available())
-        .collect();
+    let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| l.is_available()).collect();
     levels[k as usize % levels.len()]
 }
 
@@ -128,9 +125,7 @@ pub fn check(input: &Input) {
     for p in &input.tail {
         push_piece(p, &mut units);
     }
-    let nulls: Option<NullBuffer> = input
-        .masked
-        .then(|| input.rows.iter().map(|r| r.valid).collect());
+    let nulls: Option<NullBuffer> = input.masked.then(|| input.rows.iter().map(|r| r.valid).collect());
     let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
 
     // One value at a time: every row, and the whole buffer as one value.
@@ -140,38 +135,21 @@ pub fn check(input: &Input) {
     for span in spans.clone().chain(std::iter::once(whole)) {
         let value = &units[span];
         let want = reference(value);
-        assert_eq!(
-            encode::utf8_len(value),
-            want.len(),
-            "utf8_len of {value:04x?}"
-        );
+        assert_eq!(encode::utf8_len(value), want.len(), "utf8_len of {value:04x?}");
         let mut out = input.prefix.clone();
         encode::encode_utf16_into(value, &mut out);
         assert_eq!(&out[..input.prefix.len()], &input.prefix[..], "prefix kept");
-        assert_eq!(
-            &out[input.prefix.len()..],
-            &want[..],
-            "encode_utf16_into of {value:04x?}"
-        );
+        assert_eq!(&out[input.prefix.len()..], &want[..], "encode_utf16_into of {value:04x?}");
         let level = level(input.level);
         let mut out = input.prefix.clone();
         forced::encode_utf16_into(level, value, &mut out).expect("available level");
-        assert_eq!(
-            &out[input.prefix.len()..],
-            &want[..],
-            "{level:?} of {value:04x?}"
-        );
+        assert_eq!(&out[input.prefix.len()..], &want[..], "{level:?} of {value:04x?}");
         expected_rows.push(want);
     }
     expected_rows.pop(); // the whole-buffer value
 
     // Batches.
-    let total: usize = expected_rows
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| valid(*i))
-        .map(|(_, r)| r.len())
-        .sum();
+    let total: usize = expected_rows.iter().enumerate().filter(|(i, _)| valid(*i)).map(|(_, r)| r.len()).sum();
     let check_batch = |what: &str, arr: &dyn Array| {
         // The slot's bytes, read under the NULL mask too.
         let value = |i: usize| match arr.data_type() {
@@ -194,28 +172,17 @@ pub fn check(input: &Input) {
     check_batch("utf16_to_large_utf8", &a);
     let limit = input.limit as usize;
     let level = level(input.level);
-    let sizing = if input.exact {
-        forced::Sizing::Exact
-    } else {
-        forced::Sizing::UpperBound
-    };
+    let sizing = if input.exact { forced::Sizing::Exact } else { forced::Sizing::UpperBound };
     let what = format!("forced {level:?} {sizing:?}");
-    let a = forced::utf16_to_large_utf8(level, sizing, &units, &offsets, nulls.as_ref())
-        .expect("valid batch");
+    let a = forced::utf16_to_large_utf8(level, sizing, &units, &offsets, nulls.as_ref()).expect("valid batch");
     check_batch(&what, &a);
     match forced::utf16_to_utf8(level, sizing, limit, &units, &offsets, nulls.as_ref()) {
         Ok(a) => {
-            assert!(
-                total <= limit,
-                "{what}: {total} bytes accepted under limit {limit}"
-            );
+            assert!(total <= limit, "{what}: {total} bytes accepted under limit {limit}");
             check_batch(&what, &a);
         }
         Err(Error::OffsetOverflow { needed, limit: l }) => {
-            assert!(
-                total > limit,
-                "{what}: {total} bytes fit limit {limit} but overflowed"
-            );
+            assert!(total > limit, "{what}: {total} bytes fit limit {limit} but overflowed");
             assert_eq!(l, limit, "{what}: reported limit");
             assert!(needed > limit, "{what}: needed {needed} <= limit {limit}");
         }
@@ -225,16 +192,10 @@ pub fn check(input: &Input) {
     // Arbitrary offsets: Ok exactly when a plain check accepts them.
     let raw = &input.raw_offsets;
     let acceptable = raw.is_empty()
-        || (raw[0] >= 0
-            && raw.windows(2).all(|w| w[0] <= w[1])
-            && raw[raw.len() - 1] as u64 <= units.len() as u64);
+        || (raw[0] >= 0 && raw.windows(2).all(|w| w[0] <= w[1]) && raw[raw.len() - 1] as u64 <= units.len() as u64);
     match encode::utf16_to_utf8(&units, raw, None) {
         Ok(a) => {
-            assert!(
-                acceptable,
-                "accepted invalid offsets {raw:?} over {} units",
-                units.len()
-            );
+            assert!(acceptable, "accepted invalid offsets {raw:?} over {} units", units.len());
             assert_eq!(a.len(), raw.len().saturating_sub(1));
             for (i, w) in raw.windows(2).enumerate() {
                 let want = reference(&units[w[0] as usize..w[1] as usize]);
@@ -242,18 +203,11 @@ pub fn check(input: &Input) {
             }
         }
         Err(Error::InvalidArgument(_)) => {
-            assert!(
-                !acceptable,
-                "rejected valid offsets {raw:?} over {} units",
-                units.len()
-            )
+            assert!(!acceptable, "rejected valid offsets {raw:?} over {} units", units.len())
         }
         Err(e) => panic!("raw offsets: unexpected error {e}"),
     }
     // A mask of the wrong length is an error, never a panic.
     let wrong: NullBuffer = std::iter::repeat_n(true, input.rows.len() + 1).collect();
-    assert!(
-        encode::utf16_to_utf8(&units, &offsets, Some(&wrong)).is_err(),
-        "mask length"
-    );
+    assert!(encode::utf16_to_utf8(&units, &offsets, Some(&wrong)).is_err(), "mask length");
 }

@@ -52,10 +52,7 @@ fn key_kind(k: u8, p: u8) -> TypeKind {
         9 => TypeKind::Timestamp(3),
         10 => {
             let precision = p % 18 + 1;
-            TypeKind::Decimal {
-                precision,
-                scale: (p / 18) % (precision + 1),
-            }
+            TypeKind::Decimal { precision, scale: (p / 18) % (precision + 1) }
         }
         11 => TypeKind::VarBinary(i32::MAX as u32),
         _ => TypeKind::VarChar(i32::MAX as u32),
@@ -68,10 +65,7 @@ fn mix_k1(k: i32) -> i32 {
 }
 
 fn mix_h1(h: i32, k: i32) -> i32 {
-    (h ^ k)
-        .rotate_left(13)
-        .wrapping_mul(5)
-        .wrapping_add(0xe6546b64_u32 as i32)
+    (h ^ k).rotate_left(13).wrapping_mul(5).wrapping_add(0xe6546b64_u32 as i32)
 }
 
 fn fmix(mut h: i32) -> i32 {
@@ -84,11 +78,7 @@ fn fmix(mut h: i32) -> i32 {
 
 /// `MurmurHashUtil.hashBytesByWords(bytes, seed 42)` = `BinaryRowData.hashCode()`.
 pub fn hash_by_words(bytes: &[u8]) -> i32 {
-    assert_eq!(
-        bytes.len() % 4,
-        0,
-        "a BinaryRowData is a whole number of words"
-    );
+    assert_eq!(bytes.len() % 4, 0, "a BinaryRowData is a whole number of words");
     let mut h = 42i32;
     for w in bytes.chunks_exact(4) {
         h = mix_h1(h, mix_k1(i32::from_le_bytes([w[0], w[1], w[2], w[3]])));
@@ -99,10 +89,7 @@ pub fn hash_by_words(bytes: &[u8]) -> i32 {
 /// `MathUtils.murmurHash(code)`.
 pub fn murmur(code: i32) -> i32 {
     let mut c = mix_k1(code);
-    c = c
-        .rotate_left(13)
-        .wrapping_mul(5)
-        .wrapping_add(0xe6546b64_u32 as i32);
+    c = c.rotate_left(13).wrapping_mul(5).wrapping_add(0xe6546b64_u32 as i32);
     c = fmix(c ^ 4);
     if c >= 0 {
         c
@@ -124,21 +111,13 @@ pub fn check(input: &Input) {
         .take(5)
         .map(|(k, p, not_null)| FlinkType::new(key_kind(*k, *p)).with_nullable(!not_null))
         .collect();
-    let keys: Vec<usize> = input
-        .key
-        .iter()
-        .take(4)
-        .map(|k| *k as usize % types.len())
-        .collect();
+    let keys: Vec<usize> = input.key.iter().take(4).map(|k| *k as usize % types.len()).collect();
     let names: Vec<String> = (0..types.len()).map(|i| format!("c{i}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let conv = RowConverter::from_flink_types(&names, &types).expect("key types are supported");
     let n = input.rows as usize % 12;
     let mut u = Unstructured::new(&input.values);
-    let cols: Vec<ArrayRef> = types
-        .iter()
-        .map(|t| gen(t, n, None, false, &mut u))
-        .collect();
+    let cols: Vec<ArrayRef> = types.iter().map(|t| gen(t, n, None, false, &mut u)).collect();
     let batch = RecordBatch::try_new(conv.schema().clone(), cols).expect("generated batch");
 
     // Key bytes: keyed's encoder, its block, and transpose's row writer.
@@ -157,18 +136,11 @@ pub fn check(input: &Input) {
         ours.clear();
         enc.encode_row(i, &mut ours).expect("encode_row");
         bound.encode(i, &mut theirs).expect("transpose encode");
-        assert_eq!(
-            ours, theirs,
-            "row {i}: keyed vs transpose key bytes ({types:?}, key {keys:?})"
-        );
+        assert_eq!(ours, theirs, "row {i}: keyed vs transpose key bytes ({types:?}, key {keys:?})");
         assert_eq!(block.row(i), &ours[..], "row {i}: KeyBlock::fill_flink");
         assert_eq!(generic.row(i), &ours[..], "row {i}: KeyBlock::fill");
         let h = hash_by_words(&ours);
-        assert_eq!(
-            sluice_keyed::hash_binary_row(&ours).expect("hash"),
-            h,
-            "row {i}: hash"
-        );
+        assert_eq!(sluice_keyed::hash_binary_row(&ours).expect("hash"), h, "row {i}: hash");
         hashes.push(h);
     }
 
@@ -194,9 +166,6 @@ pub fn check(input: &Input) {
                 assert_eq!(ch[i], want_ch, "row {i}: channel ({par} of max {max})");
             }
         }
-        Err(e) => assert!(
-            !valid,
-            "key_groups failed for parallelism {par} / max {max}: {e}"
-        ),
+        Err(e) => assert!(!valid, "key_groups failed for parallelism {par} / max {max}: {e}"),
     }
 }

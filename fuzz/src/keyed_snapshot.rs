@@ -19,8 +19,8 @@ use arbitrary::Arbitrary;
 use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use sluice_keyed::{
-    AggSpec, ChangelogNormalize, DedupOptions, DedupOrder, Deduplicate, GroupAggOptions,
-    GroupAggregate, Keep, KeyGroupRange, NormalizeOptions, RowKind,
+    AggSpec, ChangelogNormalize, DedupOptions, DedupOrder, Deduplicate, GroupAggOptions, GroupAggregate, Keep,
+    KeyGroupRange, NormalizeOptions, RowKind,
 };
 
 use crate::text::Text;
@@ -60,17 +60,11 @@ pub struct Input {
 }
 
 fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Utf8, true),
-        Field::new("v", DataType::Int64, true),
-    ]))
+    Arc::new(Schema::new(vec![Field::new("k", DataType::Utf8, true), Field::new("v", DataType::Int64, true)]))
 }
 
 fn batch(rows: &[Row], retractable: bool) -> (RecordBatch, Vec<RowKind>) {
-    let k: StringArray = rows
-        .iter()
-        .map(|r| r.key.as_ref().map(Text::string))
-        .collect();
+    let k: StringArray = rows.iter().map(|r| r.key.as_ref().map(Text::string)).collect();
     let v: Int64Array = rows.iter().map(|r| r.value).collect();
     let kinds = rows
         .iter()
@@ -95,18 +89,13 @@ fn operator(retractable: bool) -> GroupAggregate {
         AggSpec::first_value(1),
         AggSpec::last_value(1),
     ];
-    let opts = GroupAggOptions {
-        retractable,
-        ..GroupAggOptions::default()
-    };
+    let opts = GroupAggOptions { retractable, ..GroupAggOptions::default() };
     GroupAggregate::new(schema(), vec![0], aggs, opts).expect("operator")
 }
 
 /// FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
-    })
+    bytes.iter().fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
 }
 
 const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
@@ -122,14 +111,8 @@ pub fn check(input: &Input) {
 
     // Untouched: same groups, same behaviour afterwards.
     let mut restored = operator(input.retractable);
-    restored
-        .restore(&snap, ALL)
-        .expect("restore of an untouched snapshot");
-    assert_eq!(
-        restored.num_groups(),
-        op.num_groups(),
-        "groups after restore"
-    );
+    restored.restore(&snap, ALL).expect("restore of an untouched snapshot");
+    assert_eq!(restored.num_groups(), op.num_groups(), "groups after restore");
     let (b, kinds) = batch(&input.after, input.retractable);
     let want = op.process(&b, &kinds);
     let got = restored.process(&b, &kinds);
@@ -139,11 +122,7 @@ pub fn check(input: &Input) {
             assert_eq!(gb, wb, "changelog after restore");
         }
         (Err(_), Err(_)) => {}
-        (w, g) => panic!(
-            "after restore: original {:?}, restored {:?}",
-            w.err(),
-            g.err()
-        ),
+        (w, g) => panic!("after restore: original {:?}, restored {:?}", w.err(), g.err()),
     }
 
     // Mutated.
@@ -170,11 +149,7 @@ pub fn check(input: &Input) {
     });
     let mut fresh = operator(input.retractable);
     if fresh.restore(&bytes, range).is_err() {
-        assert_eq!(
-            fresh.num_groups(),
-            0,
-            "a failed restore leaves the state unchanged"
-        );
+        assert_eq!(fresh.num_groups(), 0, "a failed restore leaves the state unchanged");
     }
 
     // Raw bytes, every keyed operator.
@@ -185,7 +160,6 @@ pub fn check(input: &Input) {
         let _ = d.restore(&input.raw, range);
         let _ = d.restore(&bytes, range);
     }
-    let mut n =
-        ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).expect("normalize");
+    let mut n = ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).expect("normalize");
     let _ = n.restore(&input.raw, range);
 }

@@ -33,9 +33,7 @@ pub enum Len {
 impl Len {
     fn bytes(self) -> usize {
         match self {
-            Len::Boundary { blocks, tail } => {
-                64 * blocks as usize + TAILS[tail as usize % TAILS.len()]
-            }
+            Len::Boundary { blocks, tail } => 64 * blocks as usize + TAILS[tail as usize % TAILS.len()],
             Len::Short(n) => n as usize,
             Len::Long(d) => 8192 - 64 + (d as usize % 128),
         }
@@ -71,11 +69,7 @@ macro_rules! run {
         );
         for i in 0..n {
             let times = u32::from(data[i].is_some());
-            assert_eq!(
-                emitted[i], times,
-                "{:?}: row {i} emitted {} times",
-                $level, emitted[i]
-            );
+            assert_eq!(emitted[i], times, "{:?}: row {i} emitted {} times", $level, emitted[i]);
             let want: Option<[u8; $n]> = data[i].as_deref().map(|b| <$reference>::digest(b).into());
             assert_eq!(
                 got[i],
@@ -94,55 +88,16 @@ pub fn check(input: &Input) {
     let data: Vec<Option<Vec<u8>>> = input
         .rows
         .iter()
-        .map(|r| {
-            r.map(|(len, seed)| {
-                (0..len.bytes())
-                    .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
-                    .collect()
-            })
-        })
+        .map(|r| r.map(|(len, seed)| (0..len.bytes()).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()))
         .collect();
-    let levels: Vec<Level> = Level::ALL
-        .into_iter()
-        .filter(|l| l.is_available())
-        .collect();
+    let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| l.is_available()).collect();
     let level = levels[input.level as usize % levels.len()];
     match input.alg % 6 {
         0 => run!(multibuffer::md5_many_with_level, md5::Md5, 16, level, &data),
-        1 => run!(
-            multibuffer::sha1_many_with_level,
-            sha1::Sha1,
-            20,
-            level,
-            &data
-        ),
-        2 => run!(
-            multibuffer::sha224_many_with_level,
-            sha2::Sha224,
-            28,
-            level,
-            &data
-        ),
-        3 => run!(
-            multibuffer::sha256_many_with_level,
-            sha2::Sha256,
-            32,
-            level,
-            &data
-        ),
-        4 => run!(
-            multibuffer::sha384_many_with_level,
-            sha2::Sha384,
-            48,
-            level,
-            &data
-        ),
-        _ => run!(
-            multibuffer::sha512_many_with_level,
-            sha2::Sha512,
-            64,
-            level,
-            &data
-        ),
+        1 => run!(multibuffer::sha1_many_with_level, sha1::Sha1, 20, level, &data),
+        2 => run!(multibuffer::sha224_many_with_level, sha2::Sha224, 28, level, &data),
+        3 => run!(multibuffer::sha256_many_with_level, sha2::Sha256, 32, level, &data),
+        4 => run!(multibuffer::sha384_many_with_level, sha2::Sha384, 48, level, &data),
+        _ => run!(multibuffer::sha512_many_with_level, sha2::Sha512, 64, level, &data),
     }
 }

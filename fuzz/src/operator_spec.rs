@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array,
-    RecordBatch, StringArray, TimestampMillisecondArray,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    TimestampMillisecondArray,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice::operator::spec::{self, OperatorSpec, SpecKind};
@@ -34,9 +34,7 @@ use crate::calc::Gen;
 
 /// Field names: plain ones, a digit string (an index wins over it), `*`,
 /// `count(*)`, an option name, one with `=`, the empty name, a duplicate.
-pub const NAMES: [&str; 12] = [
-    "id", "name", "n", "ts", "v", "7", "*", "count(*)", "keys", "x=y", "", "id",
-];
+pub const NAMES: [&str; 12] = ["id", "name", "n", "ts", "v", "7", "*", "count(*)", "keys", "x=y", "", "id"];
 
 /// One input field.
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -109,12 +107,8 @@ pub fn print(s: &OperatorSpec) -> String {
         SpecKind::Normalize { .. } => "normalize",
         SpecKind::Dedup { .. } => "dedup",
     };
-    let mut out = format!(
-        "{op} keys={} max_parallelism={} update_before={}",
-        list(&s.keys),
-        s.max_parallelism,
-        s.update_before
-    );
+    let mut out =
+        format!("{op} keys={} max_parallelism={} update_before={}", list(&s.keys), s.max_parallelism, s.update_before);
     if let Some(b) = s.budget {
         out.push_str(&format!(" budget={b}"));
     }
@@ -180,15 +174,15 @@ fn batch(schema: &SchemaRef, rows: usize, g: &mut Gen) -> Option<RecordBatch> {
             DataType::Float64 => Arc::new((0..rows).map(|_| v(g).map(f64::from)).collect::<Float64Array>()),
             DataType::Boolean => Arc::new((0..rows).map(|_| v(g).map(|x| x > 0)).collect::<BooleanArray>()),
             DataType::Date32 => Arc::new((0..rows).map(|_| v(g)).collect::<Date32Array>()),
-            DataType::Timestamp(TimeUnit::Millisecond, None) => Arc::new(
-                (0..rows).map(|_| v(g).map(i64::from)).collect::<TimestampMillisecondArray>(),
-            ),
-            DataType::Utf8 => Arc::new(
-                (0..rows).map(|_| v(g).map(|x| "ab".repeat(x.max(0) as usize))).collect::<StringArray>(),
-            ),
-            DataType::Binary => Arc::new(
-                (0..rows).map(|_| v(g).map(|x| vec![0xffu8; x.max(0) as usize])).collect::<BinaryArray>(),
-            ),
+            DataType::Timestamp(TimeUnit::Millisecond, None) => {
+                Arc::new((0..rows).map(|_| v(g).map(i64::from)).collect::<TimestampMillisecondArray>())
+            }
+            DataType::Utf8 => {
+                Arc::new((0..rows).map(|_| v(g).map(|x| "ab".repeat(x.max(0) as usize))).collect::<StringArray>())
+            }
+            DataType::Binary => {
+                Arc::new((0..rows).map(|_| v(g).map(|x| vec![0xffu8; x.max(0) as usize])).collect::<BinaryArray>())
+            }
             _ => return None,
         };
         columns.push(a);
@@ -270,12 +264,10 @@ pub fn check(input: &Input) {
         assert_eq!(out.num_rows(), out_kinds.len(), "{text:?}: output rows vs kinds");
         assert_eq!(out.schema().fields().len(), op.output_schema().fields().len(), "{text:?}");
     }
-    let range = op
-        .key_group_range(0, parsed.max_parallelism - 1)
-        .expect("the full key group range");
+    let range = op.key_group_range(0, parsed.max_parallelism - 1).expect("the full key group range");
     let snap = op.snapshot(range).expect("snapshot");
-    let mut restored = KeyedOperator::new(Arc::clone(&schema), &printed)
-        .unwrap_or_else(|e| panic!("{printed:?}: {}", e.message));
+    let mut restored =
+        KeyedOperator::new(Arc::clone(&schema), &printed).unwrap_or_else(|e| panic!("{printed:?}: {}", e.message));
     match restored.restore(&[&snap], range) {
         Ok(()) => assert_eq!(restored.num_keys(), op.num_keys(), "{text:?}: keys after restore"),
         Err(e) => panic!("{text:?}: restore of its own snapshot: {}", e.message),

@@ -51,9 +51,7 @@ fn index_of(hay: &[char], needle: &[char], from: i32) -> i64 {
         return 0;
     }
     let start = (from.max(0) as usize).min(hay.len());
-    (start..hay.len())
-        .find(|&i| hay[i..].starts_with(needle))
-        .map_or(-1, |i| i as i64)
+    (start..hay.len()).find(|&i| hay[i..].starts_with(needle)).map_or(-1, |i| i as i64)
 }
 
 fn chars(s: &str) -> Vec<char> {
@@ -166,11 +164,7 @@ fn split_index_ref(s: &str, sep: &str, idx: i32) -> Option<String> {
     if idx < 0 || s.is_empty() {
         return None;
     }
-    let tokens: Vec<&str> = if sep.is_empty() {
-        s.split(java_whitespace).collect()
-    } else {
-        s.split(sep).collect()
-    };
+    let tokens: Vec<&str> = if sep.is_empty() { s.split(java_whitespace).collect() } else { s.split(sep).collect() };
     tokens.get(idx as usize).map(|t| t.to_string())
 }
 
@@ -196,27 +190,15 @@ pub fn check(input: &Input) {
 
     // POSITION / LOCATE.
     let n = output_rows(rows, s.is_column() || needle.is_column());
-    let want: Vec<Option<i32>> = (0..n)
-        .map(|i| Some(locate_ref(&needle.value(i)?, &s.value(i)?, 1)))
-        .collect();
+    let want: Vec<Option<i32>> = (0..n).map(|i| Some(locate_ref(&needle.value(i)?, &s.value(i)?, 1))).collect();
     let got = search::position(nd.as_ref(), sd.as_ref()).expect("position");
     assert_eq!(ints(&got), want, "POSITION");
     let got = search::locate(nd.as_ref(), sd.as_ref(), None).expect("locate");
     assert_eq!(ints(&got), want, "LOCATE without from");
     if input.with_from {
-        let n = output_rows(
-            rows,
-            s.is_column() || needle.is_column() || input.int.column,
-        );
-        let want: Vec<Option<i32>> = (0..n)
-            .map(|i| {
-                Some(locate_ref(
-                    &needle.value(i)?,
-                    &s.value(i)?,
-                    input.int.value(i)?,
-                ))
-            })
-            .collect();
+        let n = output_rows(rows, s.is_column() || needle.is_column() || input.int.column);
+        let want: Vec<Option<i32>> =
+            (0..n).map(|i| Some(locate_ref(&needle.value(i)?, &s.value(i)?, input.int.value(i)?))).collect();
         let from = input.int.datum(rows);
         let got = search::locate(nd.as_ref(), sd.as_ref(), Some(from.as_ref())).expect("locate");
         assert_eq!(ints(&got), want, "LOCATE with from");
@@ -224,12 +206,7 @@ pub fn check(input: &Input) {
 
     // INSTR: any result or a clean error, never a panic.
     let (start, nth) = (input.int.datum(rows), input.nth.datum(rows));
-    let _ = search::instr(
-        sd.as_ref(),
-        nd.as_ref(),
-        Some(start.as_ref()),
-        Some(nth.as_ref()),
-    );
+    let _ = search::instr(sd.as_ref(), nd.as_ref(), Some(start.as_ref()), Some(nth.as_ref()));
     let _ = search::instr(sd.as_ref(), nd.as_ref(), Some(start.as_ref()), None);
 
     // LIKE: the needle is the pattern.
@@ -257,19 +234,12 @@ pub fn check(input: &Input) {
         bad_literal = like_tokens(&p, escape).is_err();
         match LikePattern::new(&p, escape) {
             Ok(lp) => {
-                assert!(
-                    !bad_literal,
-                    "LikePattern::new({p:?}, {escape:?}) accepted a bad escape"
-                );
+                assert!(!bad_literal, "LikePattern::new({p:?}, {escape:?}) accepted a bad escape");
                 for i in 0..rows {
                     if let Some(sv) = s.value(i) {
                         let t = like_tokens(&p, escape).expect("checked");
                         let w = like_match(&t, &chars(&sv));
-                        assert_eq!(
-                            lp.matches(sv.as_bytes()),
-                            w,
-                            "{sv:?} LIKE {p:?} ESCAPE {escape:?}"
-                        );
+                        assert_eq!(lp.matches(sv.as_bytes()), w, "{sv:?} LIKE {p:?} ESCAPE {escape:?}");
                     }
                 }
             }
@@ -279,28 +249,16 @@ pub fn check(input: &Input) {
     }
     match search::like(sd.as_ref(), nd.as_ref(), escape) {
         Ok(got) => {
-            assert!(
-                bad.is_none(),
-                "LIKE accepted bad escape {bad:?} (escape {escape:?})"
-            );
+            assert!(bad.is_none(), "LIKE accepted bad escape {bad:?} (escape {escape:?})");
             if bad_literal {
-                assert!(
-                    got.iter().all(|v| v.is_none()),
-                    "LIKE evaluated a bad literal pattern"
-                );
+                assert!(got.iter().all(|v| v.is_none()), "LIKE evaluated a bad literal pattern");
             } else {
                 assert_eq!(bools(&got), want, "LIKE escape {escape:?}");
             }
         }
         Err(Error::Flink(m)) => {
-            assert!(
-                bad.is_some() || bad_literal,
-                "LIKE failed without a bad escape: {m}"
-            );
-            assert!(
-                m.contains("Invalid escape sequence"),
-                "LIKE error {m:?} ({bad:?})"
-            );
+            assert!(bad.is_some() || bad_literal, "LIKE failed without a bad escape: {m}");
+            assert!(m.contains("Invalid escape sequence"), "LIKE error {m:?} ({bad:?})");
         }
         Err(e) => panic!("LIKE: unexpected error {e}"),
     }
@@ -319,13 +277,9 @@ pub fn check(input: &Input) {
     assert_eq!(strs(&got), want, "REPLACE");
 
     // SPLIT_INDEX(s, needle, int).
-    let n = output_rows(
-        rows,
-        s.is_column() || needle.is_column() || input.int.column,
-    );
-    let want: Vec<Option<String>> = (0..n)
-        .map(|i| split_index_ref(&s.value(i)?, &needle.value(i)?, input.int.value(i)?))
-        .collect();
+    let n = output_rows(rows, s.is_column() || needle.is_column() || input.int.column);
+    let want: Vec<Option<String>> =
+        (0..n).map(|i| split_index_ref(&s.value(i)?, &needle.value(i)?, input.int.value(i)?)).collect();
     let idx = input.int.datum(rows);
     let got = search::split_index(sd.as_ref(), nd.as_ref(), idx.as_ref()).expect("split_index");
     assert_eq!(strs(&got), want, "SPLIT_INDEX");

@@ -45,10 +45,7 @@ pub struct Text(pub Vec<u8>);
 impl Text {
     /// The string.
     pub fn string(&self) -> String {
-        self.0
-            .iter()
-            .map(|b| ALPHABET[*b as usize % ALPHABET.len()])
-            .collect()
+        self.0.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()]).collect()
     }
 }
 
@@ -79,17 +76,11 @@ pub struct StrArg {
 impl StrArg {
     /// Row `i`'s value.
     pub fn value(&self, i: usize) -> Option<String> {
-        let i = if matches!(self.form, Form::Scalar) {
-            0
-        } else {
-            i
-        };
+        let i = if matches!(self.form, Form::Scalar) { 0 } else { i };
         if self.values.is_empty() {
             return None;
         }
-        self.values[i % self.values.len()]
-            .as_ref()
-            .map(Text::string)
+        self.values[i % self.values.len()].as_ref().map(Text::string)
     }
 
     /// Whether this is a column.
@@ -103,14 +94,9 @@ impl StrArg {
             Form::Scalar => Box::new(Scalar::new(StringArray::from(vec![self.value(0)]))),
             Form::Column { layout, lead } => {
                 let lead = lead as usize % 4;
-                let vals: Vec<Option<String>> = (0..lead)
-                    .map(|i| Some(format!("lead{i}")))
-                    .chain((0..rows).map(|i| self.value(i)))
-                    .collect();
-                let bytes: Vec<&[u8]> = vals
-                    .iter()
-                    .map(|v| v.as_deref().unwrap_or("under-null").as_bytes())
-                    .collect();
+                let vals: Vec<Option<String>> =
+                    (0..lead).map(|i| Some(format!("lead{i}"))).chain((0..rows).map(|i| self.value(i))).collect();
+                let bytes: Vec<&[u8]> = vals.iter().map(|v| v.as_deref().unwrap_or("under-null").as_bytes()).collect();
                 let nulls: NullBuffer = vals.iter().map(Option::is_some).collect();
                 let full: ArrayRef = build(&bytes, Some(nulls), ByteLayout::Str(layout));
                 Box::new(full.slice(lead, rows))
@@ -132,20 +118,7 @@ impl IntVal {
     /// The value.
     pub fn get(self) -> i32 {
         match self {
-            IntVal::Small(k) => [
-                -3,
-                -2,
-                -1,
-                0,
-                1,
-                2,
-                3,
-                4,
-                5,
-                i32::MIN,
-                i32::MAX,
-                i32::MIN + 1,
-            ][k as usize % 12],
+            IntVal::Small(k) => [-3, -2, -1, 0, 1, 2, 3, 4, 5, i32::MIN, i32::MAX, i32::MIN + 1][k as usize % 12],
             IntVal::Any(v) => v,
         }
     }
@@ -173,9 +146,7 @@ impl IntArg {
     /// The argument as a `Datum`.
     pub fn datum(&self, rows: usize) -> Box<dyn Datum> {
         if self.column {
-            Box::new(Int32Array::from(
-                (0..rows).map(|i| self.value(i)).collect::<Vec<_>>(),
-            ))
+            Box::new(Int32Array::from((0..rows).map(|i| self.value(i)).collect::<Vec<_>>()))
         } else {
             Box::new(Scalar::new(Int32Array::from(vec![self.value(0)])))
         }

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use arbitrary::{Arbitrary, Unstructured};
 use arrow_array::{
-    types::*, Array, ArrayRef, BinaryArray, BooleanArray, FixedSizeBinaryArray, ListArray,
-    MapArray, PrimitiveArray, RecordBatch, StringArray, StructArray,
+    types::*, Array, ArrayRef, BinaryArray, BooleanArray, FixedSizeBinaryArray, ListArray, MapArray, PrimitiveArray,
+    RecordBatch, StringArray, StructArray,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Fields};
@@ -58,17 +58,10 @@ fn scalar_kind(k: u8, p: u8) -> TypeKind {
         6 => TypeKind::Double,
         7 => {
             let precision = p % 38 + 1;
-            TypeKind::Decimal {
-                precision,
-                scale: (p / 38) % (precision + 1),
-            }
+            TypeKind::Decimal { precision, scale: (p / 38) % (precision + 1) }
         }
         8 => TypeKind::Char(u32::from(p % 16) + 1),
-        9 => TypeKind::VarChar(if p.is_multiple_of(2) {
-            i32::MAX as u32
-        } else {
-            u32::from(p) + 1
-        }),
+        9 => TypeKind::VarChar(if p.is_multiple_of(2) { i32::MAX as u32 } else { u32::from(p) + 1 }),
         10 => TypeKind::Binary(u32::from(p % 24) + 1),
         11 => TypeKind::VarBinary(i32::MAX as u32),
         12 => TypeKind::Date,
@@ -95,11 +88,7 @@ pub fn flink_type(spec: &TypeSpec, nullable: bool, depth: usize) -> FlinkType {
                 .iter()
                 .take(4)
                 .enumerate()
-                .map(|(i, f)| RowField {
-                    name: format!("f{i}"),
-                    ty: flink_type(f, true, depth - 1),
-                    description: None,
-                })
+                .map(|(i, f)| RowField { name: format!("f{i}"), ty: flink_type(f, true, depth - 1), description: None })
                 .collect(),
         ),
     };
@@ -126,13 +115,7 @@ fn canon64(v: f64) -> f64 {
 /// transpose produces), `n` rows. Rows under a NULL parent (`under[i]`
 /// false) are NULL where the type allows it. `in_array`: an array element or
 /// map entry (NaN canonicalised).
-pub fn gen(
-    ty: &FlinkType,
-    n: usize,
-    under: Option<&[bool]>,
-    in_array: bool,
-    u: &mut Unstructured,
-) -> ArrayRef {
+pub fn gen(ty: &FlinkType, n: usize, under: Option<&[bool]>, in_array: bool, u: &mut Unstructured) -> ArrayRef {
     let valid: Vec<bool> = (0..n)
         .map(|i| {
             let parent = under.is_none_or(|p| p[i]);
@@ -151,9 +134,7 @@ pub fn gen(
     }
     match &ty.kind {
         TypeKind::Boolean => {
-            let v: Vec<bool> = (0..n)
-                .map(|_| bool::arbitrary(u).unwrap_or(false))
-                .collect();
+            let v: Vec<bool> = (0..n).map(|_| bool::arbitrary(u).unwrap_or(false)).collect();
             Arc::new(BooleanArray::new(v.into(), nulls))
         }
         TypeKind::TinyInt => prim!(Int8Type, |u| int(u) as i8),
@@ -181,37 +162,22 @@ pub fn gen(
         }),
         TypeKind::Decimal { precision, scale } => {
             let bound = 10i128.pow(u32::from(*precision));
-            let a = prim!(Decimal128Type, |u: &mut Unstructured| {
-                i128::arbitrary(u).unwrap_or(0) % bound
-            });
-            let a = a
-                .as_any()
-                .downcast_ref::<PrimitiveArray<Decimal128Type>>()
-                .unwrap()
-                .clone();
-            Arc::new(
-                a.with_precision_and_scale(*precision, *scale as i8)
-                    .expect("valid decimal"),
-            )
+            let a = prim!(Decimal128Type, |u: &mut Unstructured| { i128::arbitrary(u).unwrap_or(0) % bound });
+            let a = a.as_any().downcast_ref::<PrimitiveArray<Decimal128Type>>().unwrap().clone();
+            Arc::new(a.with_precision_and_scale(*precision, *scale as i8).expect("valid decimal"))
         }
         TypeKind::Char(_) | TypeKind::VarChar(_) => {
-            let v: Vec<String> = (0..n)
-                .map(|_| String::arbitrary(u).unwrap_or_default())
-                .collect();
+            let v: Vec<String> = (0..n).map(|_| String::arbitrary(u).unwrap_or_default()).collect();
             let (o, b, _) = StringArray::from_iter_values(v).into_parts();
             Arc::new(StringArray::new(o, b, nulls))
         }
         TypeKind::Binary(len) => {
             let len = *len as usize;
-            let v: Vec<u8> = (0..n * len)
-                .map(|_| u8::arbitrary(u).unwrap_or(0))
-                .collect();
+            let v: Vec<u8> = (0..n * len).map(|_| u8::arbitrary(u).unwrap_or(0)).collect();
             Arc::new(FixedSizeBinaryArray::new(len as i32, v.into(), nulls))
         }
         TypeKind::VarBinary(_) => {
-            let v: Vec<Vec<u8>> = (0..n)
-                .map(|_| Vec::arbitrary(u).unwrap_or_default())
-                .collect();
+            let v: Vec<Vec<u8>> = (0..n).map(|_| Vec::arbitrary(u).unwrap_or_default()).collect();
             let (o, b, _) = BinaryArray::from_iter_values(v).into_parts();
             Arc::new(BinaryArray::new(o, b, nulls))
         }
@@ -233,74 +199,35 @@ pub fn gen(
             match p {
                 0 => prim!(TimestampSecondType, |u| ms(u) / 1000),
                 1..=3 => prim!(TimestampMillisecondType, ms),
-                4..=6 => prim!(TimestampMicrosecondType, |u: &mut Unstructured| ms(&mut *u)
-                    * 1000
-                    + sub(&mut *u) / 1000),
-                _ => prim!(TimestampNanosecondType, |u: &mut Unstructured| (ms(
-                    &mut *u
-                ) % (1
-                    << 42))
-                    * 1_000_000
+                4..=6 => {
+                    prim!(TimestampMicrosecondType, |u: &mut Unstructured| ms(&mut *u) * 1000 + sub(&mut *u) / 1000)
+                }
+                _ => prim!(TimestampNanosecondType, |u: &mut Unstructured| (ms(&mut *u) % (1 << 42)) * 1_000_000
                     + sub(&mut *u)),
             }
         }
         TypeKind::Array(e) => {
-            let lens: Vec<usize> = (0..n)
-                .map(|i| {
-                    if valid[i] {
-                        usize::from(u8::arbitrary(u).unwrap_or(0) % 4)
-                    } else {
-                        0
-                    }
-                })
-                .collect();
+            let lens: Vec<usize> =
+                (0..n).map(|i| if valid[i] { usize::from(u8::arbitrary(u).unwrap_or(0) % 4) } else { 0 }).collect();
             let total = lens.iter().sum();
             let child = gen(e, total, None, true, u);
             let field = Arc::new(e.to_arrow_field("element"));
-            Arc::new(ListArray::new(
-                field,
-                OffsetBuffer::from_lengths(lens),
-                child,
-                nulls,
-            ))
+            Arc::new(ListArray::new(field, OffsetBuffer::from_lengths(lens), child, nulls))
         }
         TypeKind::Map(k, v) => {
-            let lens: Vec<usize> = (0..n)
-                .map(|i| {
-                    if valid[i] {
-                        usize::from(u8::arbitrary(u).unwrap_or(0) % 4)
-                    } else {
-                        0
-                    }
-                })
-                .collect();
+            let lens: Vec<usize> =
+                (0..n).map(|i| if valid[i] { usize::from(u8::arbitrary(u).unwrap_or(0) % 4) } else { 0 }).collect();
             let total = lens.iter().sum();
             let keys = gen(k, total, None, true, u);
             let values = gen(v, total, None, true, u);
-            let DataType::Map(entries_field, _) = ty.to_arrow_type() else {
-                unreachable!()
-            };
-            let DataType::Struct(fields) = entries_field.data_type().clone() else {
-                unreachable!()
-            };
+            let DataType::Map(entries_field, _) = ty.to_arrow_type() else { unreachable!() };
+            let DataType::Struct(fields) = entries_field.data_type().clone() else { unreachable!() };
             let entries = StructArray::new(fields, vec![keys, values], None);
-            Arc::new(MapArray::new(
-                entries_field,
-                OffsetBuffer::from_lengths(lens),
-                entries,
-                nulls,
-                false,
-            ))
+            Arc::new(MapArray::new(entries_field, OffsetBuffer::from_lengths(lens), entries, nulls, false))
         }
         TypeKind::Row(fields) => {
-            let children: Vec<ArrayRef> = fields
-                .iter()
-                .map(|f| gen(&f.ty, n, Some(&valid), false, u))
-                .collect();
-            let arrow_fields: Fields = fields
-                .iter()
-                .map(|f| f.ty.to_arrow_field(&f.name))
-                .collect();
+            let children: Vec<ArrayRef> = fields.iter().map(|f| gen(&f.ty, n, Some(&valid), false, u)).collect();
+            let arrow_fields: Fields = fields.iter().map(|f| f.ty.to_arrow_field(&f.name)).collect();
             Arc::new(StructArray::new(arrow_fields, children, nulls))
         }
     }
@@ -326,12 +253,7 @@ pub struct Input {
 }
 
 fn kind_of(b: u8) -> RowKind {
-    [
-        RowKind::Insert,
-        RowKind::UpdateBefore,
-        RowKind::UpdateAfter,
-        RowKind::Delete,
-    ][b as usize % 4]
+    [RowKind::Insert, RowKind::UpdateBefore, RowKind::UpdateAfter, RowKind::Delete][b as usize % 4]
 }
 
 /// Builds the converter, the batch and the RowKinds of an input (`None`
@@ -340,12 +262,7 @@ fn setup(input: &Input) -> Option<(RowConverter, RecordBatch, Vec<RowKind>)> {
     if input.fields.is_empty() {
         return None;
     }
-    let types: Vec<FlinkType> = input
-        .fields
-        .iter()
-        .take(6)
-        .map(|f| flink_type(&f.ty, !f.not_null, 2))
-        .collect();
+    let types: Vec<FlinkType> = input.fields.iter().take(6).map(|f| flink_type(&f.ty, !f.not_null, 2)).collect();
     for t in &types {
         // The printed form is Flink's asSerializableString(); it parses back.
         let s = t.to_string();
@@ -357,20 +274,10 @@ fn setup(input: &Input) -> Option<(RowConverter, RecordBatch, Vec<RowKind>)> {
     let conv = RowConverter::from_flink_types(&names, &types).ok()?;
     let n = input.rows as usize % 8;
     let mut u = Unstructured::new(&input.values);
-    let cols: Vec<ArrayRef> = types
-        .iter()
-        .map(|t| gen(t, n, None, false, &mut u))
-        .collect();
-    let batch =
-        RecordBatch::try_new(conv.schema().clone(), cols).expect("generated batch fits schema");
+    let cols: Vec<ArrayRef> = types.iter().map(|t| gen(t, n, None, false, &mut u)).collect();
+    let batch = RecordBatch::try_new(conv.schema().clone(), cols).expect("generated batch fits schema");
     let kinds: Vec<RowKind> = (0..n)
-        .map(|i| {
-            if input.kinds.is_empty() {
-                RowKind::Insert
-            } else {
-                kind_of(input.kinds[i % input.kinds.len()])
-            }
-        })
+        .map(|i| if input.kinds.is_empty() { RowKind::Insert } else { kind_of(input.kinds[i % input.kinds.len()]) })
         .collect();
     Some((conv, batch, kinds))
 }
@@ -388,20 +295,11 @@ pub fn check_roundtrip(input: &Input) {
     let Some((conv, batch, kinds)) = setup(input) else {
         return;
     };
-    let rows = conv
-        .batch_to_rows(&batch, Some(&kinds), layout(input))
-        .expect("exit transpose");
-    let (back, back_kinds) = conv
-        .rows_to_batch(&rows.data, &rows.offsets)
-        .expect("entry transpose of written rows");
+    let rows = conv.batch_to_rows(&batch, Some(&kinds), layout(input)).expect("exit transpose");
+    let (back, back_kinds) = conv.rows_to_batch(&rows.data, &rows.offsets).expect("entry transpose of written rows");
     assert_eq!(back_kinds, kinds, "RowKinds");
     for (c, (a, b)) in batch.columns().iter().zip(back.columns()).enumerate() {
-        assert_eq!(
-            a.to_data(),
-            b.to_data(),
-            "column {c} ({}) round trip",
-            conv.schema().field(c)
-        );
+        assert_eq!(a.to_data(), b.to_data(), "column {c} ({}) round trip", conv.schema().field(c));
     }
 }
 
@@ -411,9 +309,7 @@ pub fn check_reader(input: &Input) {
         return;
     };
     let layout = layout(input);
-    let rows = conv
-        .batch_to_rows(&batch, Some(&kinds), layout)
-        .expect("exit transpose");
+    let rows = conv.batch_to_rows(&batch, Some(&kinds), layout).expect("exit transpose");
     let mut data = rows.data.clone();
     let mut offsets = rows.offsets.clone();
     if !data.is_empty() {
@@ -432,12 +328,7 @@ pub fn check_reader(input: &Input) {
     }
     parses_to_fixed_point(&conv, &data, &offsets, layout);
     // Raw arbitrary bytes as one row, and as rows of 8-byte-aligned lengths.
-    parses_to_fixed_point(
-        &conv,
-        &input.values,
-        &[0, input.values.len() as i64],
-        layout,
-    );
+    parses_to_fixed_point(&conv, &input.values, &[0, input.values.len() as i64], layout);
     let fixed = conv.fixed_part_size() as i64;
     let mut offs = vec![0i64];
     while offs.len() <= 4 && *offs.last().unwrap() + fixed <= input.values.len() as i64 {
@@ -456,25 +347,13 @@ fn parses_to_fixed_point(conv: &RowConverter, data: &[u8], offsets: &[i64], layo
     // canonical NaN (`BinaryArrayWriter.writeFloat/Double`), so stability is
     // checked from the first write on: rows written from a re-read batch
     // are the same bytes, and read back they are the same batch.
-    let rows2 = conv
-        .batch_to_rows(&parsed, Some(&parsed_kinds), layout)
-        .expect("exit of a parsed batch");
-    let (again, again_kinds) = conv
-        .rows_to_batch(&rows2.data, &rows2.offsets)
-        .expect("re-entry");
+    let rows2 = conv.batch_to_rows(&parsed, Some(&parsed_kinds), layout).expect("exit of a parsed batch");
+    let (again, again_kinds) = conv.rows_to_batch(&rows2.data, &rows2.offsets).expect("re-entry");
     assert_eq!(again_kinds, parsed_kinds);
-    let rows3 = conv
-        .batch_to_rows(&again, Some(&again_kinds), layout)
-        .expect("exit");
+    let rows3 = conv.batch_to_rows(&again, Some(&again_kinds), layout).expect("exit");
     assert_eq!(rows3.data, rows2.data, "canonical rows are a fixed point");
-    let (third, _) = conv
-        .rows_to_batch(&rows3.data, &rows3.offsets)
-        .expect("re-entry");
+    let (third, _) = conv.rows_to_batch(&rows3.data, &rows3.offsets).expect("re-entry");
     for (c, (a, b)) in again.columns().iter().zip(third.columns()).enumerate() {
-        assert_eq!(
-            a.to_data(),
-            b.to_data(),
-            "column {c} of a parsed batch, written and read back"
-        );
+        assert_eq!(a.to_data(), b.to_data(), "column {c} of a parsed batch, written and read back");
     }
 }

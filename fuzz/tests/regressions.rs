@@ -6,17 +6,11 @@ use sluice_fuzz::search;
 use sluice_fuzz::text::{Form, IntArg, StrArg, Text};
 
 fn scalar(values: Vec<Option<Text>>) -> StrArg {
-    StrArg {
-        values,
-        form: Form::Scalar,
-    }
+    StrArg { values, form: Form::Scalar }
 }
 
 fn no_int() -> IntArg {
-    IntArg {
-        values: vec![],
-        column: false,
-    }
+    IntArg { values: vec![], column: false }
 }
 
 /// `NULL LIKE 'a' ESCAPE 'a'`: the literal pattern has a bad escape but no
@@ -53,9 +47,8 @@ fn replay<T: for<'a> arbitrary::Arbitrary<'a>>(bytes: &[u8]) -> T {
 /// checks stability from the first write on (kernel behaviour is correct).
 #[test]
 fn row_reader_nan_map_key_canonicalised() {
-    let input: sluice_fuzz::transpose::Input = replay(include_bytes!(
-        "../corpus/row_reader/seed-crash-nan-map-key-canonicalised"
-    ));
+    let input: sluice_fuzz::transpose::Input =
+        replay(include_bytes!("../corpus/row_reader/seed-crash-nan-map-key-canonicalised"));
     sluice_fuzz::transpose::check_reader(&input);
 }
 
@@ -66,9 +59,8 @@ fn row_reader_nan_map_key_canonicalised() {
 /// looks for whole words (the parser's behaviour is correct).
 #[test]
 fn operator_spec_operator_word_is_a_separator() {
-    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
-        "../corpus/operator_spec/seed-crash-operator-word-is-a-separator"
-    ));
+    let input: sluice_fuzz::operator_spec::Input =
+        replay(include_bytes!("../corpus/operator_spec/seed-crash-operator-word-is-a-separator"));
     assert!(input.text.starts_with(')'), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
@@ -79,9 +71,8 @@ fn operator_spec_operator_word_is_a_separator() {
 /// an empty entry of `aggs=` now names the list.
 #[test]
 fn operator_spec_empty_aggregate_unnamed() {
-    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
-        "../corpus/operator_spec/seed-crash-empty-aggregate-unnamed"
-    ));
+    let input: sluice_fuzz::operator_spec::Input =
+        replay(include_bytes!("../corpus/operator_spec/seed-crash-empty-aggregate-unnamed"));
     assert!(input.text.contains("aggs=count(*),"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
@@ -104,9 +95,8 @@ fn operator_spec_aggs_equals() {
 /// `sluice-keyed` (`global_aggregate_of_a_zero_column_batch`).
 #[test]
 fn operator_spec_zero_column_global_aggregate() {
-    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
-        "../corpus/operator_spec/seed-crash-zero-column-global-aggregate"
-    ));
+    let input: sluice_fuzz::operator_spec::Input =
+        replay(include_bytes!("../corpus/operator_spec/seed-crash-zero-column-global-aggregate"));
     assert_eq!(input.fields % 6, 0);
     assert!(input.text.starts_with("group_agg keys= aggs=count(*)"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
@@ -118,9 +108,8 @@ fn operator_spec_zero_column_global_aggregate() {
 /// positive; the parser is right).
 #[test]
 fn operator_spec_aggregate_entry_is_a_paren() {
-    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
-        "../corpus/operator_spec/seed-crash-aggregate-entry-is-a-paren"
-    ));
+    let input: sluice_fuzz::operator_spec::Input =
+        replay(include_bytes!("../corpus/operator_spec/seed-crash-aggregate-entry-is-a-paren"));
     assert!(input.text.contains("count(*),)"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
@@ -130,9 +119,8 @@ fn operator_spec_aggregate_entry_is_a_paren() {
 /// `unknown_aggregate_names_the_entry`).
 #[test]
 fn operator_spec_unknown_aggregate_empty_name() {
-    let input: sluice_fuzz::operator_spec::Input = replay(include_bytes!(
-        "../corpus/operator_spec/seed-crash-unknown-aggregate-empty-name"
-    ));
+    let input: sluice_fuzz::operator_spec::Input =
+        replay(include_bytes!("../corpus/operator_spec/seed-crash-unknown-aggregate-empty-name"));
     assert!(input.text.contains("aggs=(2)"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }

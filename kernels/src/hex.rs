@@ -45,10 +45,7 @@ static PAIRS: [[u8; 2]; 256] = {
 pub fn encode_lower(src: &[u8], dst: &mut [u8]) -> Result<()> {
     let needed = src.len().checked_mul(2).ok_or_else(|| invalid_arg("hex input too long"))?;
     if dst.len() < needed {
-        return Err(invalid_arg(format!(
-            "hex output buffer holds {} bytes, {needed} needed",
-            dst.len()
-        )));
+        return Err(invalid_arg(format!("hex output buffer holds {} bytes, {needed} needed", dst.len())));
     }
     // SAFETY: `src` is readable for `src.len()` bytes and `dst` writable for
     // `2 * src.len()` bytes (checked above); the two are distinct borrows.

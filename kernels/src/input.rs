@@ -73,12 +73,30 @@ macro_rules! with_byte_column {
         use $crate::__private::arrow_schema::DataType as __DT;
         let __a: &dyn $crate::__private::arrow_array::Array = $array;
         match __a.data_type() {
-            __DT::Utf8 => { let $col = __a.as_string::<i32>(); $body }
-            __DT::LargeUtf8 => { let $col = __a.as_string::<i64>(); $body }
-            __DT::Utf8View => { let $col = __a.as_string_view(); $body }
-            __DT::Binary if $allow_binary => { let $col = __a.as_binary::<i32>(); $body }
-            __DT::LargeBinary if $allow_binary => { let $col = __a.as_binary::<i64>(); $body }
-            __DT::BinaryView if $allow_binary => { let $col = __a.as_binary_view(); $body }
+            __DT::Utf8 => {
+                let $col = __a.as_string::<i32>();
+                $body
+            }
+            __DT::LargeUtf8 => {
+                let $col = __a.as_string::<i64>();
+                $body
+            }
+            __DT::Utf8View => {
+                let $col = __a.as_string_view();
+                $body
+            }
+            __DT::Binary if $allow_binary => {
+                let $col = __a.as_binary::<i32>();
+                $body
+            }
+            __DT::LargeBinary if $allow_binary => {
+                let $col = __a.as_binary::<i64>();
+                $body
+            }
+            __DT::BinaryView if $allow_binary => {
+                let $col = __a.as_binary_view();
+                $body
+            }
             other => return Err($crate::input::unsupported_type(other, $allow_binary)),
         }
     }};

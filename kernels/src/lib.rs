@@ -22,12 +22,12 @@ mod arch;
 pub mod concat;
 pub mod digest;
 pub mod encode;
-pub mod multibuffer;
-mod prefault;
 mod error;
 pub mod hex;
 #[doc(hidden)]
 pub mod input;
+pub mod multibuffer;
+mod prefault;
 pub mod search;
 pub mod validate;
 mod vector;

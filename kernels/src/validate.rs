@@ -76,9 +76,7 @@ fn validate_offsets<T: ByteArrayType>(a: &GenericByteArray<T>) -> Result<()> {
         // The span is UTF-8; each row is iff every inner offset is a
         // character boundary.
         let inner = offsets.get(1..offsets.len().saturating_sub(1)).unwrap_or(&[]);
-        let boundaries_ok = inner
-            .iter()
-            .all(|o| values.get(o.as_usize()).is_none_or(|b| (*b as i8) >= -0x40));
+        let boundaries_ok = inner.iter().all(|o| values.get(o.as_usize()).is_none_or(|b| (*b as i8) >= -0x40));
         if boundaries_ok {
             return Ok(());
         }

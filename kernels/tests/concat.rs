@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    Array, ArrayRef, Datum, GenericStringArray, Int32Array, LargeStringArray, OffsetSizeTrait,
-    Scalar, StringArray, StringViewArray,
+    Array, ArrayRef, Datum, GenericStringArray, Int32Array, LargeStringArray, OffsetSizeTrait, Scalar, StringArray,
+    StringViewArray,
 };
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
@@ -23,7 +23,8 @@ type ArgSpec = (Option<Col>, Option<String>);
 /// Builds one column in the layout `kind` (0 Utf8, 1 LargeUtf8, 2 Utf8View),
 /// padded with junk rows before and after and then sliced back.
 fn build(col: &[Option<String>], kind: u8, pad: usize) -> ArrayRef {
-    let mut rows: Vec<Option<String>> = (0..pad).map(|i| Some(format!("junk-before-{i}-long-enough-for-views"))).collect();
+    let mut rows: Vec<Option<String>> =
+        (0..pad).map(|i| Some(format!("junk-before-{i}-long-enough-for-views"))).collect();
     rows.extend(col.iter().cloned());
     rows.extend((0..pad).map(|_| None));
     let a: ArrayRef = match kind % 3 {
@@ -76,7 +77,11 @@ fn naive_concat(args: &[(Option<Col>, Option<String>)], rows: usize) -> Vec<Opti
         .collect()
 }
 
-fn naive_concat_ws(sep: &(Option<Col>, Option<String>), args: &[(Option<Col>, Option<String>)], rows: usize) -> Vec<Option<String>> {
+fn naive_concat_ws(
+    sep: &(Option<Col>, Option<String>),
+    args: &[(Option<Col>, Option<String>)],
+    rows: usize,
+) -> Vec<Option<String>> {
     (0..rows)
         .map(|i| {
             let sep = at(sep, i)?;
@@ -119,17 +124,12 @@ fn arg(rows: usize) -> impl Strategy<Value = (Option<Col>, Option<String>)> {
 
 fn case() -> impl Strategy<Value = (usize, Vec<ArgSpec>, ArgSpec, Vec<u8>, usize)> {
     (0usize..25).prop_flat_map(|rows| {
-        (
-            Just(rows),
-            prop::collection::vec(arg(rows), 1..6),
-            arg(rows),
-            prop::collection::vec(0u8..3, 7),
-            0usize..5,
-        )
+        (Just(rows), prop::collection::vec(arg(rows), 1..6), arg(rows), prop::collection::vec(0u8..3, 7), 0usize..5)
     })
 }
 
-const FILLS: [NullFill; 5] = [NullFill::Auto, NullFill::Branchy, NullFill::BranchFree, NullFill::ValidOnly, NullFill::SkipNulls];
+const FILLS: [NullFill; 5] =
+    [NullFill::Auto, NullFill::Branchy, NullFill::BranchFree, NullFill::ValidOnly, NullFill::SkipNulls];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
@@ -257,10 +257,7 @@ fn concat_ws_flink_rules() {
     // Column separator, NULL in some rows.
     let sep = s(&[Some("-"), Some("-"), None, Some("<>"), Some("")]);
     let out = concat_ws(&sep, &[&a, &b, &c]).unwrap();
-    assert_eq!(
-        collect(&out),
-        vec![Some("a-c".into()), Some("".into()), None, Some("<><>".into()), Some("abc".into())]
-    );
+    assert_eq!(collect(&out), vec![Some("a-c".into()), Some("".into()), None, Some("<><>".into()), Some("abc".into())]);
     // NULL scalar arguments are skipped too; no arguments at all → ''.
     let out = concat_ws(&lit(Some(",")), &[&lit(Some("x")), &lit(None), &lit(Some("y"))]).unwrap();
     assert_eq!(collect(&out), vec![Some("x,y".into())]);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BinaryViewArray, Int32Array, Int64Array, LargeBinaryArray,
-    LargeStringArray, NullArray, Scalar, StringArray, StringViewArray,
+    Array, ArrayRef, BinaryArray, BinaryViewArray, Int32Array, Int64Array, LargeBinaryArray, LargeStringArray,
+    NullArray, Scalar, StringArray, StringViewArray,
 };
 use proptest::prelude::*;
 use sha2::Digest as _;
@@ -38,8 +38,7 @@ fn layouts(rows: &[Option<&[u8]>]) -> Vec<ArrayRef> {
         Arc::new(BinaryViewArray::from_iter(rows.iter().copied())),
     ];
     if all_utf8 {
-        let s: Vec<Option<&str>> =
-            rows.iter().map(|r| r.map(|b| std::str::from_utf8(b).unwrap())).collect();
+        let s: Vec<Option<&str>> = rows.iter().map(|r| r.map(|b| std::str::from_utf8(b).unwrap())).collect();
         out.push(Arc::new(StringArray::from(s.clone())));
         out.push(Arc::new(LargeStringArray::from(s.clone())));
         out.push(Arc::new(StringViewArray::from(s)));
@@ -74,10 +73,7 @@ fn md5_rfc1321_suite() {
         ("abc", "900150983cd24fb0d6963f7d28e17f72"),
         ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
         ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
-        (
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-            "d174ab98d277d9f5a5611c2c9f419d9f",
-        ),
+        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
         (
             "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
             "57edf4a22be3c955ac49da2e2107b67a",
@@ -151,14 +147,8 @@ fn million_a() {
         digest_hex(&a, DigestAlgorithm::Sha256).unwrap().value(0),
         "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
     );
-    assert_eq!(
-        digest_hex(&a, DigestAlgorithm::Sha1).unwrap().value(0),
-        "34aa973cd4c4daa4f61eeb2bdbad27316534016f"
-    );
-    assert_eq!(
-        digest_hex(&a, DigestAlgorithm::Md5).unwrap().value(0),
-        "7707d6ae4e027c70eea2a935c2296f21"
-    );
+    assert_eq!(digest_hex(&a, DigestAlgorithm::Sha1).unwrap().value(0), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+    assert_eq!(digest_hex(&a, DigestAlgorithm::Md5).unwrap().value(0), "7707d6ae4e027c70eea2a935c2296f21");
 }
 
 /// Flink hashes the stored bytes, invalid UTF-8 included
@@ -298,10 +288,7 @@ fn sha2_literal_widths() {
         (512, DigestAlgorithm::Sha512),
     ] {
         let out = digest::sha2(&input, &lit(Some(w))).unwrap();
-        assert_eq!(
-            strs(&out),
-            vec![Some(reference(alg, b"abc")), None, Some(reference(alg, b""))]
-        );
+        assert_eq!(strs(&out), vec![Some(reference(alg, b"abc")), None, Some(reference(alg, b""))]);
         // Same as the one-argument function (§11: literal, column and SHAxxx() agree).
         assert_eq!(out.as_string::<i32>(), &digest_hex(&input, alg).unwrap());
     }
@@ -344,10 +331,26 @@ fn sha2_invalid_literal_fails_even_without_rows() {
 #[test]
 fn sha2_width_column_valid_mix() {
     let input = StringArray::from(vec![
-        Some("abc"), Some("abc"), Some("abc"), Some("abc"), Some("abc"), Some("abc"), None, None, Some(""),
+        Some("abc"),
+        Some("abc"),
+        Some("abc"),
+        Some("abc"),
+        Some("abc"),
+        Some("abc"),
+        None,
+        None,
+        Some(""),
     ]);
     let widths = Int32Array::from(vec![
-        Some(1), Some(224), Some(256), Some(384), Some(512), None, Some(256), Some(160), Some(512),
+        Some(1),
+        Some(224),
+        Some(256),
+        Some(384),
+        Some(512),
+        None,
+        Some(256),
+        Some(160),
+        Some(512),
     ]);
     let out = digest::sha2(&input, &widths).unwrap();
     out.to_data().validate_full().unwrap();
@@ -415,7 +418,12 @@ fn sha2_width_column_sliced() {
     out.to_data().validate_full().unwrap();
     assert_eq!(
         strs(&out),
-        vec![Some(reference(DigestAlgorithm::Sha384, b"abc")), None, None, Some(reference(DigestAlgorithm::Sha224, b"w"))]
+        vec![
+            Some(reference(DigestAlgorithm::Sha384, b"abc")),
+            None,
+            None,
+            Some(reference(DigestAlgorithm::Sha224, b"w"))
+        ]
     );
     assert_eq!(out.as_string::<i32>().value_offsets()[0], 0);
 }
@@ -427,10 +435,7 @@ fn sha2_bad_arguments_are_errors_not_panics() {
     assert!(matches!(digest::sha2(&input, &Int32Array::from(vec![256])), Err(Error::InvalidArgument(_))));
     // Wrong width type.
     assert!(matches!(digest::sha2(&input, &Int64Array::from(vec![256, 256])), Err(Error::InvalidArgument(_))));
-    assert!(matches!(
-        digest::sha2(&input, &Scalar::new(Int64Array::from(vec![256]))),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert!(matches!(digest::sha2(&input, &Scalar::new(Int64Array::from(vec![256]))), Err(Error::InvalidArgument(_))));
     // Wrong input type, with every width kind.
     let ints = Int32Array::from(vec![1, 2]);
     assert!(matches!(digest::sha2(&ints, &lit(Some(256))), Err(Error::InvalidArgument(_))));
@@ -479,7 +484,8 @@ fn sha2_width_column_in_lanes_matches_reference() {
     let w: Vec<Option<i32>> = (0..n).map(|i| if i % 13 == 0 { None } else { Some(widths[(i * 7) % 5]) }).collect();
     let alg = |w: i32| if w == 1 { DigestAlgorithm::Sha1 } else { format!("sha{w}").parse().unwrap() };
     let input = StringArray::from(rows.clone());
-    let out: ArrayRef = Arc::new(digest::sha2(&input.slice(5, n - 5), &Int32Array::from(w.clone()).slice(5, n - 5)).unwrap());
+    let out: ArrayRef =
+        Arc::new(digest::sha2(&input.slice(5, n - 5), &Int32Array::from(w.clone()).slice(5, n - 5)).unwrap());
     out.to_data().validate_full().unwrap();
     let got = strs(&out);
     for (i, (r, w)) in rows[5..].iter().zip(&w[5..]).enumerate() {
@@ -502,7 +508,8 @@ fn sha2_width_column_in_lanes_matches_reference() {
 /// Allocation calls do not grow with the row count: two buffers per batch.
 #[test]
 fn no_allocation_per_row() {
-    let make = |n: usize| StringArray::from_iter((0..n).map(|i| if i % 5 == 0 { None } else { Some(format!("row-{i}")) }));
+    let make =
+        |n: usize| StringArray::from_iter((0..n).map(|i| if i % 5 == 0 { None } else { Some(format!("row-{i}")) }));
     let (small, big) = (make(100), make(20_000));
     for alg in DigestAlgorithm::ALL {
         let (a_small, _) = count_allocs(|| digest_hex(&small, alg).unwrap());

@@ -38,8 +38,8 @@ fn check_all(units: &[u16], expected: &[u8]) {
         forced::encode_utf16_into(level, units, &mut out).unwrap();
         assert_eq!(out, expected, "level {level:?}, units {units:04x?}");
         for sizing in [Sizing::Optimistic, Sizing::Exact, Sizing::UpperBound] {
-            let arr = forced::utf16_to_utf8(level, sizing, i32::MAX as usize, units, &[0, units.len() as i64], None)
-                .unwrap();
+            let arr =
+                forced::utf16_to_utf8(level, sizing, i32::MAX as usize, units, &[0, units.len() as i64], None).unwrap();
             assert_eq!(arr.value(0).as_bytes(), expected, "batch {level:?} {sizing:?}");
         }
     }
@@ -53,12 +53,12 @@ fn check_all(units: &[u16], expected: &[u8]) {
 #[test]
 fn flink_string_utf8_utils_vectors() {
     let cases: &[(&[u16], &[u8])] = &[
-        (&[0x0000], &[0x00]),                             // U+0000 is 00, not C0 80
-        (&[0xD83D, 0xDE00], &[0xF0, 0x9F, 0x98, 0x80]),   // U+1F600
-        (&[0x61, 0xD800, 0x62], &[0x61, 0x3F, 0x62]),     // lone high mid-string
-        (&[0x78, 0xD800], &[0x78, 0x3F]),                 // lone high at end
-        (&[0x61, 0xDC00, 0x62], &[0x61, 0x3F, 0x62]),     // lone low
-        (&[0xDC00, 0xD800], &[0x3F, 0x3F]),               // reversed pair
+        (&[0x0000], &[0x00]),                           // U+0000 is 00, not C0 80
+        (&[0xD83D, 0xDE00], &[0xF0, 0x9F, 0x98, 0x80]), // U+1F600
+        (&[0x61, 0xD800, 0x62], &[0x61, 0x3F, 0x62]),   // lone high mid-string
+        (&[0x78, 0xD800], &[0x78, 0x3F]),               // lone high at end
+        (&[0x61, 0xDC00, 0x62], &[0x61, 0x3F, 0x62]),   // lone low
+        (&[0xDC00, 0xD800], &[0x3F, 0x3F]),             // reversed pair
         (&[0xD800, 0xD800, 0xDC00], &[0x3F, 0xF0, 0x90, 0x80, 0x80]),
     ];
     for (units, expected) in cases {
@@ -78,8 +78,8 @@ fn boundary_code_points() {
         (&[0xD7FF], &[0xED, 0x9F, 0xBF]),
         (&[0xE000], &[0xEE, 0x80, 0x80]),
         (&[0xFFFF], &[0xEF, 0xBF, 0xBF]),
-        (&[0xD800, 0xDC00], &[0xF0, 0x90, 0x80, 0x80]),  // U+10000
-        (&[0xDBFF, 0xDFFF], &[0xF4, 0x8F, 0xBF, 0xBF]),  // U+10FFFF
+        (&[0xD800, 0xDC00], &[0xF0, 0x90, 0x80, 0x80]), // U+10000
+        (&[0xDBFF, 0xDFFF], &[0xF4, 0x8F, 0xBF, 0xBF]), // U+10FFFF
         (&[0xDBFF], &[0x3F]),
         (&[0xDFFF, 0xDFFF], &[0x3F, 0x3F]),
     ];
@@ -274,10 +274,7 @@ fn bad_offsets_are_errors_naming_the_row() {
     assert_invalid(utf16_to_utf8(&units, &[0, 2, 5], None), "past the end");
     assert_invalid(utf16_to_utf8(&units, &[-1, 2], None), "negative");
     assert_invalid(utf16_to_utf8(&units, &[0, 2], Some(&NullBuffer::new_null(2))), "validity");
-    assert!(matches!(
-        utf16_to_large_utf8(&units, &[3, 2], None),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert!(matches!(utf16_to_large_utf8(&units, &[3, 2], None), Err(Error::InvalidArgument(_))));
 }
 
 /// The i32 limit: the checker on a fabricated length (no 2 GiB buffer), and

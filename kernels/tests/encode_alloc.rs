@@ -4,7 +4,9 @@
 
 use arrow_buffer::NullBuffer;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_kernels::encode::{encode_utf16_into, utf16_to_large_utf8, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder};
+use sluice_kernels::encode::{
+    encode_utf16_into, utf16_to_large_utf8, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder,
+};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::system();
@@ -12,11 +14,18 @@ static ALLOC: CountingAlloc = CountingAlloc::system();
 /// `rows` rows cycling through ASCII, 2-/3-byte, supplementary and lone
 /// surrogate values of different lengths.
 fn batch(rows: usize) -> (Vec<u16>, Vec<i64>, NullBuffer) {
-    let samples: Vec<Vec<u16>> = ["plain ascii text here", "ünïcödé", "中文字符", "\u{1F600}x", "", "a much longer ascii value that spans a few SIMD blocks ........."]
-        .iter()
-        .map(|s| s.encode_utf16().collect())
-        .chain([vec![0xD800u16, 0x41]])
-        .collect();
+    let samples: Vec<Vec<u16>> = [
+        "plain ascii text here",
+        "ünïcödé",
+        "中文字符",
+        "\u{1F600}x",
+        "",
+        "a much longer ascii value that spans a few SIMD blocks .........",
+    ]
+    .iter()
+    .map(|s| s.encode_utf16().collect())
+    .chain([vec![0xD800u16, 0x41]])
+    .collect();
     let mut units = Vec::new();
     let mut offsets = vec![0i64];
     for r in 0..rows {

@@ -8,8 +8,8 @@ use arrow_buffer::NullBuffer;
 use proptest::prelude::*;
 use sluice_kernels::encode::forced;
 use sluice_kernels::encode::{
-    encode_utf16_into, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, EncodeCacheStats, Level,
-    MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES,
+    encode_utf16_into, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, EncodeCacheStats, Level, MAX_CACHED_UNITS,
+    MAX_CONSECUTIVE_MISSES,
 };
 
 fn u(s: &str) -> Vec<u16> {

@@ -29,9 +29,7 @@ fn interesting_len() -> impl Strategy<Value = usize> {
 fn rows_strategy() -> impl Strategy<Value = Vec<Option<Vec<u8>>>> {
     prop::collection::vec(
         (any::<bool>(), interesting_len(), any::<u8>()).prop_map(|(null, len, seed)| {
-            (!null || len % 7 != 0).then(|| {
-                (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
-            })
+            (!null || len % 7 != 0).then(|| (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect())
         }),
         0..70,
     )

@@ -74,9 +74,8 @@ proptest! {
 #[test]
 fn binary_rows_with_invalid_utf8_every_level() {
     let _g = LEVEL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let rows: Vec<Option<Vec<u8>>> = (0..200)
-        .map(|i| (i % 9 != 4).then(|| (0..i).map(|k| (k * 37 + i) as u8 | 0x80).collect()))
-        .collect();
+    let rows: Vec<Option<Vec<u8>>> =
+        (0..200).map(|i| (i % 9 != 4).then(|| (0..i).map(|k| (k * 37 + i) as u8 | 0x80).collect())).collect();
     let input = BinaryArray::from_iter(rows.iter().map(|r| r.as_deref()));
     for level in levels() {
         force_level(Some(level));

@@ -392,7 +392,8 @@ fn flink_position_cases() {
     // NULL in any argument → NULL (generateCallIfArgsNotNull).
     let out = position(&snull(), &StringArray::from(vec!["a"])).unwrap();
     assert!(out.is_null(0));
-    let out = locate(&s1("a"), &StringArray::from(vec!["a"]), Some(&Scalar::new(Int32Array::from(vec![None])))).unwrap();
+    let out =
+        locate(&s1("a"), &StringArray::from(vec!["a"]), Some(&Scalar::new(Int32Array::from(vec![None])))).unwrap();
     assert!(out.is_null(0));
 }
 
@@ -437,13 +438,7 @@ fn flink_instr_cases() {
     let out = instr(&StringArray::from(vec!["xyzy"]), &s1("y"), None, None).unwrap();
     assert_eq!(out.value(0), 2);
     // nth ≤ 0 only fails on rows Flink evaluates (all arguments non-NULL).
-    let out = instr(
-        &StringArray::from(vec![None::<&str>]),
-        &s1("b"),
-        Some(&i1(1)),
-        Some(&i1(0)),
-    )
-    .unwrap();
+    let out = instr(&StringArray::from(vec![None::<&str>]), &s1("b"), Some(&i1(1)), Some(&i1(0))).unwrap();
     assert!(out.is_null(0));
 }
 
@@ -525,7 +520,7 @@ fn flink_like_escape() {
     assert!(like1("a%c", "a!%c", Some('!')).unwrap());
     assert!(!like1("abc", "a!%c", Some('!')).unwrap());
     assert!(like1("a!c", "a!!c", Some('!')).unwrap());
-    assert!(like1("TE-ST", "%E\\_S%", Some('\\')) .map(|b| !b).unwrap());
+    assert!(like1("TE-ST", "%E\\_S%", Some('\\')).map(|b| !b).unwrap());
     assert!(like1("TE_ST", "%E\\_S%", Some('\\')).unwrap());
     // The escape check comes first: ESCAPE '_' makes `__` a literal `_`.
     assert!(like1("a_b", "a__b", Some('_')).unwrap());
@@ -545,12 +540,7 @@ fn flink_like_escape() {
     // An escape outside the BMP is two UTF-16 units: rejected (LikeCallGen).
     assert!(matches!(like1("a", "a", Some('😀')), Err(Error::Flink(_))));
     // A non-literal pattern only fails on the rows Flink evaluates.
-    let out = like(
-        &StringArray::from(vec![None::<&str>]),
-        &StringArray::from(vec!["a!"]),
-        Some('!'),
-    )
-    .unwrap();
+    let out = like(&StringArray::from(vec![None::<&str>]), &StringArray::from(vec!["a!"]), Some('!')).unwrap();
     assert!(out.is_null(0));
 }
 
@@ -558,7 +548,9 @@ fn flink_like_escape() {
 /// by `StringUtf8Utils.encodeUTF8` (lone surrogate → '?').
 #[test]
 fn flink_replace_cases() {
-    let r = |s: &str, o: &str, n: &str| read_strings(&replace(&StringArray::from(vec![s]), &s1(o), &s1(n)).unwrap())[0].clone().unwrap();
+    let r = |s: &str, o: &str, n: &str| {
+        read_strings(&replace(&StringArray::from(vec![s]), &s1(o), &s1(n)).unwrap())[0].clone().unwrap()
+    };
     assert_eq!(r("ab", "", "x"), "xaxbx");
     assert_eq!(r("😀", "", "x"), "x?x?x");
     assert_eq!(r("😀", "", ""), "😀");
@@ -574,7 +566,9 @@ fn flink_replace_cases() {
 /// `splitByWholeSeparatorPreserveAllTokens`.
 #[test]
 fn flink_split_index_cases() {
-    let sp = |s: &str, sep: &str, i: i32| read_strings(&split_index(&StringArray::from(vec![s]), &s1(sep), &i1(i)).unwrap())[0].clone();
+    let sp = |s: &str, sep: &str, i: i32| {
+        read_strings(&split_index(&StringArray::from(vec![s]), &s1(sep), &i1(i)).unwrap())[0].clone()
+    };
     assert_eq!(sp("a,,b", ",", 0).as_deref(), Some("a"));
     assert_eq!(sp("a,,b", ",", 1).as_deref(), Some(""));
     assert_eq!(sp("a,,b", ",", 2).as_deref(), Some("b"));

@@ -9,9 +9,7 @@ use sluice_kernels::search::{instr, like, locate, position, replace, split_index
 static A: CountingAlloc = CountingAlloc::system();
 
 fn data(n: usize) -> StringArray {
-    (0..n)
-        .map(|i| if i % 7 == 3 { None } else { Some(format!("row {i} — ñandú😀 abc,def,{}", i % 10)) })
-        .collect()
+    (0..n).map(|i| if i % 7 == 3 { None } else { Some(format!("row {i} — ñandú😀 abc,def,{}", i % 10)) }).collect()
 }
 
 fn s1(v: &str) -> Scalar<StringArray> {
@@ -34,7 +32,10 @@ fn scalar_argument_kernels_allocate_per_batch_not_per_row() {
     let cases: Vec<Case> = vec![
         ("position", Box::new(|a| drop(position(&s1("abc"), a).unwrap()))),
         ("locate", Box::new(|a| drop(locate(&s1("ñ"), a, Some(&Scalar::new(Int32Array::from(vec![3])))).unwrap()))),
-        ("instr", Box::new(|a| drop(instr(a, &s1("a"), Some(&Scalar::new(Int32Array::from(vec![-2]))), None).unwrap()))),
+        (
+            "instr",
+            Box::new(|a| drop(instr(a, &s1("a"), Some(&Scalar::new(Int32Array::from(vec![-2]))), None).unwrap())),
+        ),
         ("like prefix", Box::new(|a| drop(like(a, &s1("row 1%"), None).unwrap()))),
         ("like contains", Box::new(|a| drop(like(a, &s1("%ndú%"), None).unwrap()))),
         ("like general", Box::new(|a| drop(like(a, &s1("row _%a_c%,_"), None).unwrap()))),
@@ -42,7 +43,10 @@ fn scalar_argument_kernels_allocate_per_batch_not_per_row() {
         ("replace", Box::new(|a| drop(replace(a, &s1("abc"), &s1("x")).unwrap()))),
         ("replace empty", Box::new(|a| drop(replace(a, &s1(""), &s1("")).unwrap()))),
         ("split_index", Box::new(|a| drop(split_index(a, &s1(","), &Scalar::new(Int32Array::from(vec![1]))).unwrap()))),
-        ("split_index ws", Box::new(|a| drop(split_index(a, &s1(""), &Scalar::new(Int32Array::from(vec![2]))).unwrap()))),
+        (
+            "split_index ws",
+            Box::new(|a| drop(split_index(a, &s1(""), &Scalar::new(Int32Array::from(vec![2]))).unwrap())),
+        ),
     ];
     for (name, f) in cases {
         let (small, big) = allocs(f);

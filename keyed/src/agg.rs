@@ -134,12 +134,8 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
             field: Field::new(name, DataType::Int64, false),
         });
     }
-    let c = spec
-        .column
-        .ok_or_else(|| Error::InvalidArgument(format!("{:?} needs an input column", spec.kind)))?;
-    let f = fields
-        .get(c)
-        .ok_or_else(|| Error::InvalidArgument(format!("aggregate input column {c} out of range")))?;
+    let c = spec.column.ok_or_else(|| Error::InvalidArgument(format!("{:?} needs an input column", spec.kind)))?;
+    let f = fields.get(c).ok_or_else(|| Error::InvalidArgument(format!("aggregate input column {c} out of range")))?;
     let vtype = match f.data_type() {
         DataType::Int64 => VType::I64,
         DataType::Float64 => VType::F64,
@@ -151,11 +147,7 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
     let out = match spec.kind {
         AggKind::Count => VType::I64,
         AggKind::Sum | AggKind::Avg if vtype == VType::Str => {
-            return Err(Error::UnsupportedType {
-                column: c,
-                data_type: f.data_type().clone(),
-                role: "a SUM/AVG input",
-            })
+            return Err(Error::UnsupportedType { column: c, data_type: f.data_type().clone(), role: "a SUM/AVG input" })
         }
         _ => vtype,
     };
@@ -164,7 +156,13 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
         VType::F64 => DataType::Float64,
         VType::Str => DataType::Utf8,
     };
-    Ok(Resolved { kind: spec.kind, column: Some(c), vtype, out, field: Field::new(name, dt, spec.kind != AggKind::Count) })
+    Ok(Resolved {
+        kind: spec.kind,
+        column: Some(c),
+        vtype,
+        out,
+        field: Field::new(name, dt, spec.kind != AggKind::Count),
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -201,4 +199,3 @@ impl Ord for OrdF64 {
         self.canon().total_cmp(&o.canon())
     }
 }
-

@@ -13,7 +13,6 @@ use std::ops::Range;
 use arrow_array::{Array, GenericStringArray, OffsetSizeTrait, StringViewArray};
 use arrow_buffer::NullBuffer;
 
-
 /// An aggregate's input column for one batch, read by row index. The
 /// implementations are `#[inline(always)]` so the read folds into each
 /// aggregate's loop.

@@ -55,7 +55,11 @@ pub(crate) fn finish_column(out: &mut OutBuf, len: usize, t: VType) -> Result<Ar
                 data.extend_from_slice(span(j));
                 offsets.push(data.len() as i32);
             }
-            Arc::new(StringArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), Buffer::from_vec(data), nulls.clone())?)
+            Arc::new(StringArray::try_new(
+                OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                Buffer::from_vec(data),
+                nulls.clone(),
+            )?)
         }
     })
 }

@@ -327,7 +327,8 @@ impl AggState {
             }
             Cols::SetI(st) => {
                 let inp = i64_input(input()?)?;
-                let apply = |m: &mut BTreeMap<i64, u64>, x: Option<i64>, acc: bool| x.map_or(0, |v| multiset(m, v, acc, 0));
+                let apply =
+                    |m: &mut BTreeMap<i64, u64>, x: Option<i64>, acc: bool| x.map_or(0, |v| multiset(m, v, acc, 0));
                 let clear = |m: &mut BTreeMap<i64, u64>| {
                     let h = heap_set(m);
                     m.clear();
@@ -350,9 +351,29 @@ impl AggState {
                     h
                 };
                 if kind == AggKind::Min {
-                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| v.0.to_bits()), eq_f, clear)
+                    drive_in_place(
+                        st,
+                        plan,
+                        out,
+                        changed,
+                        inp,
+                        apply,
+                        |m| set_min(m).map(|v| v.0.to_bits()),
+                        eq_f,
+                        clear,
+                    )
                 } else {
-                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| v.0.to_bits()), eq_f, clear)
+                    drive_in_place(
+                        st,
+                        plan,
+                        out,
+                        changed,
+                        inp,
+                        apply,
+                        |m| set_max(m).map(|v| v.0.to_bits()),
+                        eq_f,
+                        clear,
+                    )
                 }
             }
             Cols::SetS(st) => {

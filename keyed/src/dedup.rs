@@ -161,14 +161,20 @@ impl Deduplicate {
         check_parallelism(opts.max_parallelism, 1)?;
         let key_plan = KeyPlan::new(&schema, &key_columns)?;
         if let DedupOrder::RowTime { column } = opts.order {
-            let f = schema.fields().get(column).ok_or_else(|| invalid_arg(format!("rowtime column {column} out of range")))?;
+            let f = schema
+                .fields()
+                .get(column)
+                .ok_or_else(|| invalid_arg(format!("rowtime column {column} out of range")))?;
             if !matches!(f.data_type(), DataType::Int64 | DataType::Timestamp(TimeUnit::Millisecond, _)) {
-                return Err(Error::UnsupportedType { column, data_type: f.data_type().clone(), role: "a rowtime attribute" });
+                return Err(Error::UnsupportedType {
+                    column,
+                    data_type: f.data_type().clone(),
+                    role: "a rowtime attribute",
+                });
             }
         }
-        let fingerprint = fnv1a(
-            format!("dedup|{:?}|{key_columns:?}|{:?}|{:?}", schema.fields(), opts.keep, opts.order).as_bytes(),
-        );
+        let fingerprint =
+            fnv1a(format!("dedup|{:?}|{key_columns:?}|{:?}|{:?}", schema.fields(), opts.keep, opts.order).as_bytes());
         Ok(Deduplicate {
             key_plan,
             codec: PayloadCodec::new(schema.clone())?,
@@ -318,8 +324,13 @@ impl Deduplicate {
             return Ok((batch.clone(), vec![RowKind::Insert; n]));
         }
         let idx = UInt32Array::from(std::mem::take(emit_rows));
-        let cols = batch.columns().iter().map(|c| take(c.as_ref(), &idx, None)).collect::<Result<Vec<ArrayRef>, _>>()?;
-        let out = RecordBatch::try_new_with_options(batch.schema(), cols, &RecordBatchOptions::new().with_row_count(Some(n)))?;
+        let cols =
+            batch.columns().iter().map(|c| take(c.as_ref(), &idx, None)).collect::<Result<Vec<ArrayRef>, _>>()?;
+        let out = RecordBatch::try_new_with_options(
+            batch.schema(),
+            cols,
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )?;
         Ok((out, vec![RowKind::Insert; n]))
     }
 

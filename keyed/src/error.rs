@@ -89,14 +89,12 @@ impl fmt::Display for Error {
             Error::InvalidRowKind { row, value } => {
                 write!(f, "row {row}: {value} is not a Flink RowKind byte (0..=3)")
             }
-            Error::OffsetOverflow { needed, limit } => write!(
-                f,
-                "key row needs {needed} bytes, more than Flink's in-row offset limit of {limit}"
-            ),
-            Error::StateBudgetExceeded { needed, budget } => write!(
-                f,
-                "state budget exceeded: the insert needs {needed} retained bytes, budget is {budget}"
-            ),
+            Error::OffsetOverflow { needed, limit } => {
+                write!(f, "key row needs {needed} bytes, more than Flink's in-row offset limit of {limit}")
+            }
+            Error::StateBudgetExceeded { needed, budget } => {
+                write!(f, "state budget exceeded: the insert needs {needed} retained bytes, budget is {budget}")
+            }
             Error::CorruptSnapshot { offset, reason } => {
                 write!(f, "corrupt snapshot at byte {offset}: {reason}")
             }

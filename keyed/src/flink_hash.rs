@@ -152,10 +152,7 @@ impl ChannelAssigner {
 /// `bytes.len()` must be a multiple of 4, as Flink requires.
 pub fn hash_bytes_by_words(bytes: &[u8]) -> Result<i32> {
     if !bytes.len().is_multiple_of(4) {
-        return Err(invalid_arg(format!(
-            "hashBytesByWords needs a multiple of 4 bytes, got {}",
-            bytes.len()
-        )));
+        return Err(invalid_arg(format!("hashBytesByWords needs a multiple of 4 bytes, got {}", bytes.len())));
     }
     Ok(hash_row_words(bytes))
 }
@@ -166,10 +163,7 @@ pub fn hash_bytes_by_words(bytes: &[u8]) -> Result<i32> {
 /// A `BinaryRowData` is always a multiple of 8 bytes; other lengths are refused.
 pub fn hash_binary_row(row: &[u8]) -> Result<i32> {
     if !row.len().is_multiple_of(8) {
-        return Err(invalid_arg(format!(
-            "a BinaryRowData is a multiple of 8 bytes, got {}",
-            row.len()
-        )));
+        return Err(invalid_arg(format!("a BinaryRowData is a multiple of 8 bytes, got {}", row.len())));
     }
     Ok(hash_row_words(row))
 }
@@ -242,9 +236,7 @@ pub fn key_group_range_for_operator(
 ) -> Result<KeyGroupRange> {
     check_parallelism(max_parallelism, parallelism)?;
     if operator_index < 0 || operator_index >= parallelism {
-        return Err(invalid_arg(format!(
-            "operator index {operator_index} outside 0..{parallelism}"
-        )));
+        return Err(invalid_arg(format!("operator index {operator_index} outside 0..{parallelism}")));
     }
     // i64 to keep the products exact; results fit i32.
     let (m, p, i) = (max_parallelism as i64, parallelism as i64, operator_index as i64);
@@ -289,12 +281,9 @@ mod tests {
     #[test]
     fn murmur_of_row_hash_matches_flink_vectors() {
         // flink-formats.md §5.6 (Flink classes executed): hashCode → kg.
-        for (h, kg128, kg32768) in [
-            (907821237, 69, 24261),
-            (1465514398, 94, 11102),
-            (-940380553, 92, 25820),
-            (-1670924195, 11, -1),
-        ] {
+        for (h, kg128, kg32768) in
+            [(907821237, 69, 24261), (1465514398, 94, 11102), (-940380553, 92, 25820), (-1670924195, 11, -1)]
+        {
             assert_eq!(key_group_for_hash(h, 128), kg128, "{h}");
             if kg32768 >= 0 {
                 assert_eq!(key_group_for_hash(h, 32768), kg32768, "{h}");
@@ -305,7 +294,9 @@ mod tests {
     #[test]
     fn default_max_parallelism_table() {
         // KeyGroupRangeAssignment.computeDefaultMaxParallelism, flink-formats.md §5.4.
-        for (p, m) in [(1, 128), (85, 128), (86, 256), (171, 256), (172, 512), (5462, 16384), (10924, 32768), (100000, 32768)] {
+        for (p, m) in
+            [(1, 128), (85, 128), (86, 256), (171, 256), (172, 512), (5462, 16384), (10924, 32768), (100000, 32768)]
+        {
             assert_eq!(default_max_parallelism(p), m, "p={p}");
         }
     }

@@ -321,7 +321,11 @@ impl GroupAggregate {
             let accumulate = kind.is_accumulate();
             if !accumulate && !opts.retractable {
                 run(start..i, ops, acct)?;
-                return Err(Error::UnexpectedRowKind { row: i, kind: kind.to_byte(), operator: "append-only GroupAggregate" });
+                return Err(Error::UnexpectedRowKind {
+                    row: i,
+                    kind: kind.to_byte(),
+                    operator: "append-only GroupAggregate",
+                });
             }
             let Some(c) = slots.get(i).and_then(|&s| counts.get_mut(s as usize)) else { continue };
             let code = if accumulate {
@@ -526,10 +530,8 @@ impl GroupAggregate {
                 return Err(invalid_arg("restore: a restored key is already in state"));
             }
             let groups: usize = staged.iter().map(|(k, _)| k.len() + ENTRY_OVERHEAD + self.group_fixed).sum();
-            let heap: usize = staged
-                .iter()
-                .map(|(_, s)| self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>())
-                .sum();
+            let heap: usize =
+                staged.iter().map(|(_, s)| self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>()).sum();
             // The groups are checked as `process` checks them (see
             // `group_bytes`): a snapshot written under this budget restores;
             // one with more groups than the budget holds does not.

@@ -37,12 +37,11 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, Time32MillisecondType, TimestampMillisecondType,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    Time32MillisecondType, TimestampMillisecondType,
 };
 use arrow_array::{
-    Array, ArrayRef, BinaryViewArray, BooleanArray, GenericBinaryArray, GenericStringArray,
-    StringViewArray,
+    Array, ArrayRef, BinaryViewArray, BooleanArray, GenericBinaryArray, GenericStringArray, StringViewArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
@@ -200,9 +199,7 @@ fn downcast(a: &dyn Array, column: usize) -> Result<Col<'_>> {
         DataType::Binary => Col::Bin(a.as_binary::<i32>()),
         DataType::LargeBinary => Col::LargeBin(a.as_binary::<i64>()),
         DataType::BinaryView => Col::BinView(a.as_binary_view()),
-        other => {
-            return Err(Error::UnsupportedType { column, data_type: other.clone(), role: "a Flink key" })
-        }
+        other => return Err(Error::UnsupportedType { column, data_type: other.clone(), role: "a Flink key" }),
     })
 }
 
@@ -319,10 +316,9 @@ impl KeyPlan {
     pub(crate) fn new(schema: &arrow_schema::Schema, key_columns: &[usize]) -> Result<Self> {
         let mut fields = Vec::with_capacity(key_columns.len());
         for &k in key_columns {
-            let f = schema
-                .fields()
-                .get(k)
-                .ok_or_else(|| invalid_arg(format!("key column {k} out of range ({} columns)", schema.fields().len())))?;
+            let f = schema.fields().get(k).ok_or_else(|| {
+                invalid_arg(format!("key column {k} out of range ({} columns)", schema.fields().len()))
+            })?;
             fields.push(f.clone());
         }
         if fields.iter().all(|f| is_supported_key_type(f.data_type())) {
@@ -335,7 +331,12 @@ impl KeyPlan {
     }
 
     /// Encodes the key rows of `batch` into `block`.
-    pub(crate) fn fill(&self, batch: &arrow_array::RecordBatch, key_columns: &[usize], block: &mut KeyBlock) -> Result<()> {
+    pub(crate) fn fill(
+        &self,
+        batch: &arrow_array::RecordBatch,
+        key_columns: &[usize],
+        block: &mut KeyBlock,
+    ) -> Result<()> {
         match &self.fallback {
             None => {
                 let mut enc = FlinkKeyEncoder::try_new(batch.columns(), key_columns)?;
@@ -512,10 +513,8 @@ mod tests {
         enc.encode_row(2, &mut out).unwrap();
         assert_eq!(hex(&out), "0000000000000000 0c00000010000000 68656c6c6f20776f 726c642100000000");
 
-        let cols: Vec<ArrayRef> = vec![
-            Arc::new(Int32Array::from(vec![Some(7)])),
-            Arc::new(Int32Array::from(vec![None::<i32>])),
-        ];
+        let cols: Vec<ArrayRef> =
+            vec![Arc::new(Int32Array::from(vec![Some(7)])), Arc::new(Int32Array::from(vec![None::<i32>]))];
         let enc = FlinkKeyEncoder::try_new(&cols, &[0, 1]).unwrap();
         out.clear();
         enc.encode_row(0, &mut out).unwrap();

@@ -45,13 +45,13 @@ pub mod state;
 pub use agg::{AggKind, AggSpec};
 pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep, StateBackendKind};
 pub use error::{Error, Result};
-pub use normalize::{ChangelogNormalize, NormalizeOptions};
-pub use group_agg::{GroupAggOptions, GroupAggregate};
 pub use exchange::{key_groups, KeyedExchange};
 pub use flink_hash::{
-    default_max_parallelism, hash_binary_row, hash_bytes_by_words, key_group_for_hash,
-    key_group_range_for_operator, murmur_hash, operator_index_for_key_group, ChannelAssigner, KeyGroupRange,
+    default_max_parallelism, hash_binary_row, hash_bytes_by_words, key_group_for_hash, key_group_range_for_operator,
+    murmur_hash, operator_index_for_key_group, ChannelAssigner, KeyGroupRange,
 };
+pub use group_agg::{GroupAggOptions, GroupAggregate};
 pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder, TransposeKeyEncoder};
+pub use normalize::{ChangelogNormalize, NormalizeOptions};
 pub use row_kind::RowKind;
 pub use state::{ByteKeyMap, KeyProbe};

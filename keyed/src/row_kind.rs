@@ -26,10 +26,7 @@ pub fn row_kinds_from_bytes(values: &[u8]) -> Result<Vec<RowKind>> {
 /// Checks that `kinds` has one entry per row of a batch of `num_rows` rows.
 pub(crate) fn check_kinds_len(kinds: &[RowKind], num_rows: usize) -> Result<()> {
     if kinds.len() != num_rows {
-        return Err(Error::InvalidArgument(format!(
-            "{} row kinds given for a batch of {num_rows} rows",
-            kinds.len()
-        )));
+        return Err(Error::InvalidArgument(format!("{} row kinds given for a batch of {num_rows} rows", kinds.len())));
     }
     Ok(())
 }

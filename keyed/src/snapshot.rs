@@ -260,9 +260,7 @@ pub(crate) fn read_snapshot(
     }
     let m = r.u32("max parallelism")?;
     if m != max_parallelism as u32 {
-        return Err(r.corrupt(format!(
-            "snapshot taken with max parallelism {m}, operator has {max_parallelism}"
-        )));
+        return Err(r.corrupt(format!("snapshot taken with max parallelism {m}, operator has {max_parallelism}")));
     }
     let f = r.u64("fingerprint")?;
     if f != fingerprint {

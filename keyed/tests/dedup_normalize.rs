@@ -11,11 +11,11 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use common::{changelog, Cell};
 use proptest::prelude::*;
-use sluice_keyed::{
-    key_group_range_for_operator, key_groups, ChangelogNormalize, DedupOptions, DedupOrder, Deduplicate, Error,
-    Keep, KeyGroupRange, NormalizeOptions, RowKind,
-};
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use sluice_keyed::{
+    key_group_range_for_operator, key_groups, ChangelogNormalize, DedupOptions, DedupOrder, Deduplicate, Error, Keep,
+    KeyGroupRange, NormalizeOptions, RowKind,
+};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
@@ -125,7 +125,10 @@ fn ins(rows: &[(&str, i64, i64)]) -> Vec<(RowKind, In)> {
 fn flink_proctime_keep_last() {
     let input = ins(&[("1", 12, 0), ("2", 11, 0), ("1", 13, 0)]);
     let mut op = dedup(Keep::Last, DedupOrder::ProcTime, false, true);
-    assert_eq!(run(&mut op, &input, &[1]), vec![rec(Insert, "1", 12, 0), rec(Insert, "2", 11, 0), rec(UpdateAfter, "1", 13, 0)]);
+    assert_eq!(
+        run(&mut op, &input, &[1]),
+        vec![rec(Insert, "1", 12, 0), rec(Insert, "2", 11, 0), rec(UpdateAfter, "1", 13, 0)]
+    );
     let mut op = dedup(Keep::Last, DedupOrder::ProcTime, false, false);
     assert_eq!(
         run(&mut op, &input, &[3]),
@@ -239,17 +242,18 @@ fn flink_proctime_keep_first() {
 #[test]
 fn normalize_contract() {
     let input = vec![
-        (Delete, ("a".to_string(), None, 0)),          // absent key: nothing
-        (UpdateAfter, ("a".to_string(), Some(1), 0)),  // first: +I
-        (Insert, ("a".to_string(), Some(1), 0)),       // identical +I: nothing
-        (UpdateAfter, ("a".to_string(), Some(1), 0)),  // identical +U: 2.x nothing; 1.20 -U prev, +U cur
-        (UpdateAfter, ("a".to_string(), Some(2), 0)),  // -U prev, +U cur
-        (Delete, ("a".to_string(), None, 9)),          // key-only delete: -D with the stored row
-        (UpdateBefore, ("a".to_string(), None, 9)),    // already gone: nothing
-        (Insert, ("a".to_string(), Some(3), 0)),       // starts over: +I
+        (Delete, ("a".to_string(), None, 0)),         // absent key: nothing
+        (UpdateAfter, ("a".to_string(), Some(1), 0)), // first: +I
+        (Insert, ("a".to_string(), Some(1), 0)),      // identical +I: nothing
+        (UpdateAfter, ("a".to_string(), Some(1), 0)), // identical +U: 2.x nothing; 1.20 -U prev, +U cur
+        (UpdateAfter, ("a".to_string(), Some(2), 0)), // -U prev, +U cur
+        (Delete, ("a".to_string(), None, 9)),         // key-only delete: -D with the stored row
+        (UpdateBefore, ("a".to_string(), None, 9)),   // already gone: nothing
+        (Insert, ("a".to_string(), Some(3), 0)),      // starts over: +I
     ];
     let mut flink2 = ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).unwrap();
-    let tail = [rec(UpdateBefore, "a", 1, 0), rec(UpdateAfter, "a", 2, 0), rec(Delete, "a", 2, 0), rec(Insert, "a", 3, 0)];
+    let tail =
+        [rec(UpdateBefore, "a", 1, 0), rec(UpdateAfter, "a", 2, 0), rec(Delete, "a", 2, 0), rec(Insert, "a", 3, 0)];
     let mut want = vec![rec(Insert, "a", 1, 0)];
     want.extend(tail.iter().cloned());
     assert_eq!(run(&mut flink2, &input, &[3]), want);
@@ -290,13 +294,20 @@ fn model_normalize(input: &[(RowKind, In)], ub: bool, drop_equal_ua: bool) -> Ve
     out
 }
 
-fn model_dedup(input: &[(RowKind, In)], keep: Keep, order: DedupOrder, ub: bool, insf: bool) -> Vec<(RowKind, Vec<Cell>)> {
+fn model_dedup(
+    input: &[(RowKind, In)],
+    keep: Keep,
+    order: DedupOrder,
+    ub: bool,
+    insf: bool,
+) -> Vec<(RowKind, Vec<Cell>)> {
     // The kept row and whether it was last emitted as +U (the RowKind
     // Flink's heap backend leaves on the stored row object).
     let mut state: BTreeMap<String, (In, bool)> = BTreeMap::new();
     let mut out = Vec::new();
     // processFirstRowOnProcTime emits the input row (+I) whatever the flags.
-    let first_kind = if ub || insf || (keep, order) == (Keep::First, DedupOrder::ProcTime) { Insert } else { UpdateAfter };
+    let first_kind =
+        if ub || insf || (keep, order) == (Keep::First, DedupOrder::ProcTime) { Insert } else { UpdateAfter };
     for (_, r) in input {
         if keep == Keep::Last && order == DedupOrder::ProcTime && !ub && !insf {
             out.push((UpdateAfter, cells(r)));
@@ -345,7 +356,12 @@ fn arb_inserts() -> impl Strategy<Value = Vec<(RowKind, In)>> {
 }
 
 fn variants() -> Vec<(Keep, DedupOrder)> {
-    vec![(Keep::First, DedupOrder::ProcTime), (Keep::Last, DedupOrder::ProcTime), (Keep::First, ROWTIME), (Keep::Last, ROWTIME)]
+    vec![
+        (Keep::First, DedupOrder::ProcTime),
+        (Keep::Last, DedupOrder::ProcTime),
+        (Keep::First, ROWTIME),
+        (Keep::Last, ROWTIME),
+    ]
 }
 
 /// Runs `input[..cut]` on one operator, snapshots, restores per key-group
@@ -470,7 +486,10 @@ fn probes_of_keys_in_state_do_not_allocate_per_row() {
         ("keep-first proctime", Box::new(|| Box::new(dedup(Keep::First, DedupOrder::ProcTime, true, true)))),
         ("keep-last proctime", Box::new(|| Box::new(dedup(Keep::Last, DedupOrder::ProcTime, true, true)))),
         ("keep-first rowtime", Box::new(|| Box::new(dedup(Keep::First, ROWTIME, true, true)))),
-        ("normalize", Box::new(|| Box::new(ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).unwrap()))),
+        (
+            "normalize",
+            Box::new(|| Box::new(ChangelogNormalize::new(schema(), vec![0], NormalizeOptions::default()).unwrap())),
+        ),
     ];
     for (name, mk_op) in ops {
         let mut op = mk_op();

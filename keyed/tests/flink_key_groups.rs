@@ -6,9 +6,8 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    TimestampMicrosecondArray, TimestampNanosecondArray,
-    ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, Int64Array, RecordBatch,
-    StringArray, StringViewArray, LargeStringArray, TimestampMillisecondArray,
+    ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, Int64Array, LargeStringArray, RecordBatch,
+    StringArray, StringViewArray, TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
 };
 use sluice_keyed::{hash_binary_row, key_groups, FlinkKeyEncoder, KeyEncoder, KeyedExchange};
 
@@ -23,60 +22,114 @@ struct Vector {
 fn vectors() -> Vec<Vector> {
     let s = |v: &str| -> ArrayRef { Arc::new(StringArray::from(vec![v])) };
     vec![
-        Vector { name: "INT 42", columns: vec![Arc::new(Int32Array::from(vec![42]))], hash: 907821237, kg128: 69, kg32768: Some(24261) },
-        Vector { name: "BIGINT 1", columns: vec![Arc::new(Int64Array::from(vec![1i64]))], hash: 1465514398, kg128: 94, kg32768: Some(11102) },
-        Vector { name: "BOOLEAN true", columns: vec![Arc::new(BooleanArray::from(vec![true]))], hash: 1465514398, kg128: 94, kg32768: Some(11102) },
+        Vector {
+            name: "INT 42",
+            columns: vec![Arc::new(Int32Array::from(vec![42]))],
+            hash: 907821237,
+            kg128: 69,
+            kg32768: Some(24261),
+        },
+        Vector {
+            name: "BIGINT 1",
+            columns: vec![Arc::new(Int64Array::from(vec![1i64]))],
+            hash: 1465514398,
+            kg128: 94,
+            kg32768: Some(11102),
+        },
+        Vector {
+            name: "BOOLEAN true",
+            columns: vec![Arc::new(BooleanArray::from(vec![true]))],
+            hash: 1465514398,
+            kg128: 94,
+            kg32768: Some(11102),
+        },
         Vector { name: "VARCHAR 'hello'", columns: vec![s("hello")], hash: 243722546, kg128: 88, kg32768: Some(17112) },
         Vector { name: "VARCHAR ''", columns: vec![s("")], hash: 302122119, kg128: 102, kg32768: Some(19814) },
-        Vector { name: "VARCHAR 'hello world!'", columns: vec![s("hello world!")], hash: 609810467, kg128: 70, kg32768: Some(27974) },
+        Vector {
+            name: "VARCHAR 'hello world!'",
+            columns: vec![s("hello world!")],
+            hash: 609810467,
+            kg128: 70,
+            kg32768: Some(27974),
+        },
         Vector {
             name: "LargeUtf8 'hello world!'",
             columns: vec![Arc::new(LargeStringArray::from(vec!["hello world!"]))],
-            hash: 609810467, kg128: 70, kg32768: Some(27974),
+            hash: 609810467,
+            kg128: 70,
+            kg32768: Some(27974),
         },
         Vector {
             name: "Utf8View 'hello world!'",
             columns: vec![Arc::new(StringViewArray::from(vec!["hello world!"]))],
-            hash: 609810467, kg128: 70, kg32768: Some(27974),
+            hash: 609810467,
+            kg128: 70,
+            kg32768: Some(27974),
         },
         Vector {
             name: "(INT 7, NULL)",
             columns: vec![Arc::new(Int32Array::from(vec![Some(7)])), Arc::new(Int32Array::from(vec![None]))],
-            hash: 1642018842, kg128: 74, kg32768: Some(3402),
+            hash: 1642018842,
+            kg128: 74,
+            kg32768: Some(3402),
         },
-        Vector { name: "(VARCHAR 'ab', VARCHAR 'éééé')", columns: vec![s("ab"), s("éééé")], hash: -940380553, kg128: 92, kg32768: Some(25820) },
-        Vector { name: "DOUBLE 1.5", columns: vec![Arc::new(Float64Array::from(vec![1.5]))], hash: 1860889473, kg128: 69, kg32768: Some(19909) },
+        Vector {
+            name: "(VARCHAR 'ab', VARCHAR 'éééé')",
+            columns: vec![s("ab"), s("éééé")],
+            hash: -940380553,
+            kg128: 92,
+            kg32768: Some(25820),
+        },
+        Vector {
+            name: "DOUBLE 1.5",
+            columns: vec![Arc::new(Float64Array::from(vec![1.5]))],
+            hash: 1860889473,
+            kg128: 69,
+            kg32768: Some(19909),
+        },
         Vector {
             name: "DECIMAL(10,2) 123.45",
             columns: vec![Arc::new(Decimal128Array::from(vec![12345i128]).with_precision_and_scale(10, 2).unwrap())],
-            hash: 767607022, kg128: 91, kg32768: Some(4955),
+            hash: 767607022,
+            kg128: 91,
+            kg32768: Some(4955),
         },
         // Non-compact types go through sluice-transpose's key writer
         // (projection NULL layout: reserved zero bytes, flink-formats.md §11).
         Vector {
             name: "DECIMAL(20,2) -123.45",
             columns: vec![Arc::new(Decimal128Array::from(vec![-12345i128]).with_precision_and_scale(20, 2).unwrap())],
-            hash: -605613085, kg128: 4, kg32768: Some(31492),
+            hash: -605613085,
+            kg128: 4,
+            kg32768: Some(31492),
         },
         Vector {
             name: "DECIMAL(20,2) NULL, codegen path",
             columns: vec![Arc::new(Decimal128Array::from(vec![None::<i128>]).with_precision_and_scale(20, 2).unwrap())],
-            hash: -1380280760, kg128: 47, kg32768: Some(20271),
+            hash: -1380280760,
+            kg128: 47,
+            kg32768: Some(20271),
         },
         Vector {
             name: "TIMESTAMP(9) 1000 ms + 123456 ns (same bytes as TIMESTAMP(6))",
             columns: vec![Arc::new(TimestampNanosecondArray::from(vec![1_000_123_456i64]))],
-            hash: -2057981001, kg128: 9, kg32768: Some(6793),
+            hash: -2057981001,
+            kg128: 9,
+            kg32768: Some(6793),
         },
         Vector {
             name: "TIMESTAMP(6) NULL, codegen path",
             columns: vec![Arc::new(TimestampMicrosecondArray::from(vec![None::<i64>]))],
-            hash: -340882661, kg128: 92, kg32768: Some(17116),
+            hash: -340882661,
+            kg128: 92,
+            kg32768: Some(17116),
         },
         Vector {
             name: "TIMESTAMP(3) 1000 ms",
             columns: vec![Arc::new(TimestampMillisecondArray::from(vec![1000i64]))],
-            hash: 18631685, kg128: 112, kg32768: Some(21360),
+            hash: 18631685,
+            kg128: 112,
+            kg32768: Some(21360),
         },
     ]
 }

@@ -11,10 +11,10 @@ use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use common::{changelog, f, Cell};
 use proptest::prelude::*;
+use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
     key_group_range_for_operator, AggSpec, Error, GroupAggOptions, GroupAggregate, KeyGroupRange, RowKind,
 };
-use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
@@ -75,9 +75,9 @@ fn all_aggs() -> Vec<AggSpec> {
 #[derive(Default, Clone)]
 struct ModelGroup {
     count: i64,
-    v: Vec<i64>,      // non-null v values, arrival order
-    x: Vec<f64>,      // non-null x values
-    s: Vec<String>,   // non-null s values
+    v: Vec<i64>,    // non-null v values, arrival order
+    x: Vec<f64>,    // non-null x values
+    s: Vec<String>, // non-null s values
     // Flink's double sums are incremental expressions, so signed zeros depend
     // on history: SUM starts NULL (SumWithRetractAggFunction), AVG at 0
     // (AvgAggFunction).
@@ -238,7 +238,10 @@ fn arb_row() -> impl Strategy<Value = In> {
         prop::sample::select(vec!["a".to_string(), "".to_string(), "a long group name".to_string()]),
         prop::option::weighted(0.8, -5i64..5),
         prop::option::weighted(0.8, prop::sample::select(vec![-1.5, 0.0, -0.0, 2.0, 7.25])),
-        prop::option::weighted(0.8, prop::sample::select(vec!["x".to_string(), "yy".to_string(), "é long value!".to_string(), "".to_string()])),
+        prop::option::weighted(
+            0.8,
+            prop::sample::select(vec!["x".to_string(), "yy".to_string(), "é long value!".to_string(), "".to_string()]),
+        ),
     )
 }
 
@@ -426,10 +429,7 @@ fn without_update_before_only_plus_u() {
     let (b, k) = op.process(&batch(&rows), &[Insert, Insert, Insert]).unwrap();
     assert_eq!(
         changelog(&b, &k),
-        vec![
-            (Insert, vec![Cell::I(1), Cell::S("b".into())]),
-            (UpdateAfter, vec![Cell::I(1), Cell::S("c".into())]),
-        ]
+        vec![(Insert, vec![Cell::I(1), Cell::S("b".into())]), (UpdateAfter, vec![Cell::I(1), Cell::S("c".into())]),]
     );
 }
 
@@ -471,7 +471,8 @@ fn a_snapshot_over_budget_through_heap_growth_restores_under_the_same_budget() {
     let budget = 400;
     let opts = || GroupAggOptions { state_budget: Some(budget), ..Default::default() };
     let mut op = GroupAggregate::new(schema(), vec![0], vec![AggSpec::max(4)], opts()).unwrap();
-    let rows: Vec<In> = (0..20).map(|i| (Some(1), "g".into(), None, None, Some(format!("{i:03}{}", "x".repeat(100))))).collect();
+    let rows: Vec<In> =
+        (0..20).map(|i| (Some(1), "g".into(), None, None, Some(format!("{i:03}{}", "x".repeat(100))))).collect();
     op.process(&batch(&rows), &[Insert; 20]).unwrap();
     assert!(op.size() > budget, "the heap did not outgrow the budget ({} bytes)", op.size());
     let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
@@ -502,7 +503,10 @@ fn corrupt_snapshots_are_errors() {
     let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
     for cut in 0..snap.len() {
         let mut o = new_op();
-        assert!(matches!(o.restore(&snap[..cut], KeyGroupRange::all(128)), Err(Error::CorruptSnapshot { .. })), "cut {cut}");
+        assert!(
+            matches!(o.restore(&snap[..cut], KeyGroupRange::all(128)), Err(Error::CorruptSnapshot { .. })),
+            "cut {cut}"
+        );
         assert_eq!(o.num_groups(), 0);
     }
     for i in (0..snap.len()).step_by(3) {
@@ -512,7 +516,8 @@ fn corrupt_snapshots_are_errors() {
         assert!(o.restore(&bad, KeyGroupRange::all(128)).is_err(), "flip at {i}");
     }
     // Another operator shape refuses it too.
-    let mut other = GroupAggregate::new(schema(), vec![0], vec![AggSpec::count_star()], GroupAggOptions::default()).unwrap();
+    let mut other =
+        GroupAggregate::new(schema(), vec![0], vec![AggSpec::count_star()], GroupAggOptions::default()).unwrap();
     assert!(matches!(other.restore(&snap, KeyGroupRange::all(128)), Err(Error::CorruptSnapshot { .. })));
     let mut ok = new_op();
     ok.restore(&snap, KeyGroupRange::all(128)).unwrap();
@@ -522,11 +527,20 @@ fn corrupt_snapshots_are_errors() {
 
 #[test]
 fn keys_in_state_allocate_nothing_per_row() {
-    let aggs = vec![AggSpec::count_star(), AggSpec::sum(2), AggSpec::min(2), AggSpec::max(2), AggSpec::avg(3), AggSpec::count(4)];
+    let aggs = vec![
+        AggSpec::count_star(),
+        AggSpec::sum(2),
+        AggSpec::min(2),
+        AggSpec::max(2),
+        AggSpec::avg(3),
+        AggSpec::count(4),
+    ];
     let opts = GroupAggOptions { retractable: false, ..Default::default() };
     let mut op = GroupAggregate::new(schema(), vec![0, 1], aggs, opts).unwrap();
     let mk = |n: usize| -> Vec<In> {
-        (0..n).map(|i| (Some((i % 64) as i64), "group name > 7 bytes".into(), Some(i as i64), Some(i as f64), None)).collect()
+        (0..n)
+            .map(|i| (Some((i % 64) as i64), "group name > 7 bytes".into(), Some(i as i64), Some(i as f64), None))
+            .collect()
     };
     let small = batch(&mk(64));
     let big = batch(&mk(4096));
@@ -553,7 +567,8 @@ fn keys_in_state_allocate_nothing_per_row() {
 #[test]
 fn global_aggregate_of_a_zero_column_batch() {
     let schema: SchemaRef = Arc::new(Schema::empty());
-    let mut op = GroupAggregate::new(schema.clone(), vec![], vec![AggSpec::count_star()], GroupAggOptions::default()).unwrap();
+    let mut op =
+        GroupAggregate::new(schema.clone(), vec![], vec![AggSpec::count_star()], GroupAggOptions::default()).unwrap();
     let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(3));
     let batch = RecordBatch::try_new_with_options(schema, vec![], &opts).unwrap();
     let (out, kinds) = op.process(&batch, &[Insert, Insert, Insert]).unwrap();

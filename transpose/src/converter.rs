@@ -28,10 +28,9 @@ impl Node {
                 Node::new((**k).clone(), format!("{path}.key"))?,
                 Node::new((**v).clone(), format!("{path}.value"))?,
             ],
-            TypeKind::Row(fs) => fs
-                .iter()
-                .map(|f| Node::new(f.ty.clone(), format!("{path}.{}", f.name)))
-                .collect::<Result<Vec<_>>>()?,
+            TypeKind::Row(fs) => {
+                fs.iter().map(|f| Node::new(f.ty.clone(), format!("{path}.{}", f.name))).collect::<Result<Vec<_>>>()?
+            }
             _ => Vec::new(),
         };
         Ok(Node { ty, path, arrow, children })
@@ -100,11 +99,7 @@ impl RowConverter {
     /// [`Error::Unsupported`] / [`Error::TypeParse`] for a field with no
     /// Flink counterpart or bad metadata.
     pub fn new(schema: SchemaRef) -> Result<Self> {
-        let types = schema
-            .fields()
-            .iter()
-            .map(|f| FlinkType::from_arrow_field(f))
-            .collect::<Result<Vec<_>>>()?;
+        let types = schema.fields().iter().map(|f| FlinkType::from_arrow_field(f)).collect::<Result<Vec<_>>>()?;
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         Self::from_flink_types(&names, &types)
     }
@@ -116,23 +111,12 @@ impl RowConverter {
     /// `names` and `types` differ in length.
     pub fn from_flink_types(names: &[&str], types: &[FlinkType]) -> Result<Self> {
         if names.len() != types.len() {
-            return Err(Error::InvalidArgument(format!(
-                "{} names for {} types",
-                names.len(),
-                types.len()
-            )));
+            return Err(Error::InvalidArgument(format!("{} names for {} types", names.len(), types.len())));
         }
-        let fields = names
-            .iter()
-            .zip(types)
-            .map(|(n, t)| Node::new(t.clone(), (*n).to_string()))
-            .collect::<Result<Vec<_>>>()?;
+        let fields =
+            names.iter().zip(types).map(|(n, t)| Node::new(t.clone(), (*n).to_string())).collect::<Result<Vec<_>>>()?;
         let schema = Arc::new(Schema::new(
-            names
-                .iter()
-                .zip(types)
-                .map(|(n, t)| t.to_arrow_field_with_metadata(n))
-                .collect::<Vec<Field>>(),
+            names.iter().zip(types).map(|(n, t)| t.to_arrow_field_with_metadata(n)).collect::<Vec<Field>>(),
         ));
         Ok(RowConverter {
             fixed_size: fixed_part_size(fields.len()),

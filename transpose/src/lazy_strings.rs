@@ -45,14 +45,12 @@ impl RowConverter {
     /// [`Error::NullInNonNullable`] for a NULL in a NOT NULL field,
     /// [`Error::Kernels`] for bad offsets or more than `i32::MAX` bytes.
     pub fn utf16_column(&self, col: &Utf16Column<'_>, cache: &mut CachedEncoder) -> Result<ArrayRef> {
-        let node = self.fields.get(col.field).ok_or_else(|| {
-            Error::InvalidArgument(format!("field {} of {}", col.field, self.fields.len()))
-        })?;
+        let node = self
+            .fields
+            .get(col.field)
+            .ok_or_else(|| Error::InvalidArgument(format!("field {} of {}", col.field, self.fields.len())))?;
         if !matches!(node.ty.kind, TypeKind::Char(_) | TypeKind::VarChar(_)) {
-            return Err(Error::Unsupported(format!(
-                "field {}: UTF-16 input for a {} column",
-                node.path, node.ty
-            )));
+            return Err(Error::Unsupported(format!("field {}: UTF-16 input for a {} column", node.path, node.ty)));
         }
         if !node.ty.nullable {
             if let Some(row) = col.nulls.and_then(|n| n.iter().position(|v| !v)) {

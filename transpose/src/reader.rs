@@ -8,8 +8,7 @@
 
 use crate::error::Error;
 use crate::layout::{
-    array_header_size, array_null_bit, decimal_from_be_bytes, fixed_part_size, row_null_bit,
-    MAX_INLINE,
+    array_header_size, array_null_bit, decimal_from_be_bytes, fixed_part_size, row_null_bit, MAX_INLINE,
 };
 use crate::row_kind::RowKind;
 
@@ -30,9 +29,7 @@ impl Fault {
         let field = field.to_string();
         match self {
             Fault::Offset { offset, size } => Error::OffsetOutOfBounds { row, field, offset, size },
-            Fault::Length { offset, len, size } => {
-                Error::LengthOutOfBounds { row, field, offset, len, size }
-            }
+            Fault::Length { offset, len, size } => Error::LengthOutOfBounds { row, field, offset, len, size },
             Fault::Header(detail) => Error::BadNestedHeader { row, field, detail },
             Fault::RowKind(byte) => Error::BadRowKind { row, field: Some(field), byte },
             Fault::Range(detail) => Error::ValueOutOfRange { row, field, detail },
@@ -112,9 +109,8 @@ pub(crate) fn decimal_at(base: &[u8], pos: usize, precision: u8) -> Result<i128,
         Ok(i64::from_le_bytes(fixed::<8>(base, pos)?) as i128)
     } else {
         let b = nested_at(base, pos)?;
-        decimal_from_be_bytes(b).ok_or_else(|| {
-            Fault::Header(format!("non-compact decimal of {} bytes (must be 1..=16)", b.len()))
-        })
+        decimal_from_be_bytes(b)
+            .ok_or_else(|| Fault::Header(format!("non-compact decimal of {} bytes (must be 1..=16)", b.len())))
     }
 }
 
@@ -321,7 +317,8 @@ impl<'a> BinaryArray<'a> {
     /// Checks the element count and that the elements fit.
     pub(crate) fn parse(bytes: &'a [u8], width: usize) -> Result<Self, Fault> {
         let n = i32::from_le_bytes(
-            fixed::<4>(bytes, 0).map_err(|_| Fault::Header(format!("array of {} bytes has no element count", bytes.len())))?,
+            fixed::<4>(bytes, 0)
+                .map_err(|_| Fault::Header(format!("array of {} bytes has no element count", bytes.len())))?,
         );
         if n < 0 {
             return Err(Fault::Header(format!("negative array element count {n}")));
@@ -393,7 +390,8 @@ pub struct BinaryMap<'a> {
 impl<'a> BinaryMap<'a> {
     pub(crate) fn parse(bytes: &'a [u8], kw: usize, vw: usize) -> Result<Self, Fault> {
         let kb = i32::from_le_bytes(
-            fixed::<4>(bytes, 0).map_err(|_| Fault::Header(format!("map of {} bytes has no key-array size", bytes.len())))?,
+            fixed::<4>(bytes, 0)
+                .map_err(|_| Fault::Header(format!("map of {} bytes has no key-array size", bytes.len())))?,
         );
         let rest = bytes.len() - 4;
         if kb < 0 || kb as usize > rest {
@@ -403,10 +401,7 @@ impl<'a> BinaryMap<'a> {
         let keys = BinaryArray::parse(&bytes[4..4 + kb], kw)?;
         let values = BinaryArray::parse(&bytes[4 + kb..], vw)?;
         if keys.len != values.len {
-            return Err(Fault::Header(format!(
-                "map has {} keys but {} values",
-                keys.len, values.len
-            )));
+            return Err(Fault::Header(format!("map has {} keys but {} values", keys.len, values.len)));
         }
         Ok(BinaryMap { keys, values })
     }

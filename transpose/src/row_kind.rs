@@ -21,12 +21,7 @@ pub enum RowKind {
 
 impl RowKind {
     /// All kinds in byte order.
-    pub const ALL: [RowKind; 4] = [
-        RowKind::Insert,
-        RowKind::UpdateBefore,
-        RowKind::UpdateAfter,
-        RowKind::Delete,
-    ];
+    pub const ALL: [RowKind; 4] = [RowKind::Insert, RowKind::UpdateBefore, RowKind::UpdateAfter, RowKind::Delete];
 
     /// The kind for a header byte, `None` for any other byte (Flink's
     /// `fromByteValue` throws there).

@@ -173,9 +173,7 @@ impl FlinkType {
                 4..=6 => DataType::Time64(TimeUnit::Microsecond),
                 _ => DataType::Time64(TimeUnit::Nanosecond),
             },
-            TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p) => {
-                DataType::Timestamp(timestamp_unit(*p), None)
-            }
+            TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p) => DataType::Timestamp(timestamp_unit(*p), None),
             TypeKind::Array(e) => DataType::List(Arc::new(e.to_arrow_field("element"))),
             TypeKind::Map(k, v) => {
                 let entries = Field::new(
@@ -190,9 +188,9 @@ impl FlinkType {
                 );
                 DataType::Map(Arc::new(entries), false)
             }
-            TypeKind::Row(fields) => DataType::Struct(
-                fields.iter().map(|f| f.ty.to_arrow_field(&f.name)).collect::<Fields>(),
-            ),
+            TypeKind::Row(fields) => {
+                DataType::Struct(fields.iter().map(|f| f.ty.to_arrow_field(&f.name)).collect::<Fields>())
+            }
         }
     }
 
@@ -240,12 +238,8 @@ impl FlinkType {
             DataType::Decimal128(p, s) if *s >= 0 && *s as u8 <= *p && *p <= 38 => {
                 TypeKind::Decimal { precision: *p, scale: *s as u8 }
             }
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                TypeKind::VarChar(MAX_LENGTH)
-            }
-            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-                TypeKind::VarBinary(MAX_LENGTH)
-            }
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => TypeKind::VarChar(MAX_LENGTH),
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => TypeKind::VarBinary(MAX_LENGTH),
             DataType::FixedSizeBinary(n) if *n >= 1 => TypeKind::Binary(*n as u32),
             DataType::Date32 => TypeKind::Date,
             DataType::Time32(TimeUnit::Second) => TypeKind::Time(0),
@@ -265,30 +259,21 @@ impl FlinkType {
                     TypeKind::Timestamp(p)
                 }
             }
-            DataType::List(f) | DataType::LargeList(f) => {
-                TypeKind::Array(Box::new(FlinkType::from_arrow_field(f)?))
-            }
+            DataType::List(f) | DataType::LargeList(f) => TypeKind::Array(Box::new(FlinkType::from_arrow_field(f)?)),
             DataType::Map(entries, _) => match entries.data_type() {
                 DataType::Struct(kv) if kv.len() == 2 => TypeKind::Map(
                     Box::new(FlinkType::from_arrow_field(&kv[0])?),
                     Box::new(FlinkType::from_arrow_field(&kv[1])?),
                 ),
                 other => {
-                    return Err(Error::Unsupported(format!(
-                        "field {:?}: map entries of type {other}",
-                        field.name()
-                    )))
+                    return Err(Error::Unsupported(format!("field {:?}: map entries of type {other}", field.name())))
                 }
             },
             DataType::Struct(fields) => TypeKind::Row(
                 fields
                     .iter()
                     .map(|f| {
-                        Ok(RowField {
-                            name: f.name().clone(),
-                            ty: FlinkType::from_arrow_field(f)?,
-                            description: None,
-                        })
+                        Ok(RowField { name: f.name().clone(), ty: FlinkType::from_arrow_field(f)?, description: None })
                     })
                     .collect::<Result<Vec<_>>>()?,
             ),
@@ -308,7 +293,9 @@ impl FlinkType {
     /// for ARRAY, and for nested types the same rule recursively.
     pub fn accepts_arrow_type(&self, dt: &DataType) -> bool {
         match (&self.kind, dt) {
-            (TypeKind::Char(_) | TypeKind::VarChar(_), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => true,
+            (TypeKind::Char(_) | TypeKind::VarChar(_), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
+                true
+            }
             (TypeKind::VarBinary(_), DataType::Binary | DataType::LargeBinary | DataType::BinaryView) => true,
             (TypeKind::Array(e), DataType::List(f) | DataType::LargeList(f)) => e.accepts_arrow_type(f.data_type()),
             (TypeKind::Map(k, v), DataType::Map(entries, _)) => match entries.data_type() {
@@ -321,9 +308,7 @@ impl FlinkType {
                 fields.len() == afs.len()
                     && fields.iter().zip(afs.iter()).all(|(f, a)| f.ty.accepts_arrow_type(a.data_type()))
             }
-            (TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p), DataType::Timestamp(u, _)) => {
-                *u == timestamp_unit(*p)
-            }
+            (TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p), DataType::Timestamp(u, _)) => *u == timestamp_unit(*p),
             _ => &self.to_arrow_type() == dt,
         }
     }
@@ -532,8 +517,7 @@ impl Parser<'_> {
         if self.rest().starts_with('`') {
             return self.quoted('`');
         }
-        let word: String =
-            self.rest().chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect();
+        let word: String = self.rest().chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect();
         if word.is_empty() {
             return Err(self.err("a field name"));
         }
@@ -667,8 +651,7 @@ impl Parser<'_> {
                         let name = self.identifier()?;
                         let ty = self.parse_type()?;
                         self.skip_ws();
-                        let description =
-                            if self.rest().starts_with('\'') { Some(self.quoted('\'')?) } else { None };
+                        let description = if self.rest().starts_with('\'') { Some(self.quoted('\'')?) } else { None };
                         fields.push(RowField { name, ty, description });
                         if self.eat(close) {
                             break;

@@ -24,8 +24,7 @@ fn converter() -> RowConverter {
 /// Rows with strings of 0..=40 bytes (inline and out of line), some NULL.
 fn batch(n: usize) -> RecordBatch {
     let conv = converter();
-    let s: Vec<Option<String>> =
-        (0..n).map(|i| if i % 11 == 0 { None } else { Some("x".repeat(i % 41)) }).collect();
+    let s: Vec<Option<String>> = (0..n).map(|i| if i % 11 == 0 { None } else { Some("x".repeat(i % 41)) }).collect();
     let t: Vec<Option<String>> = (0..n).map(|i| Some(format!("é{i}-{}", "z".repeat(i % 9)))).collect();
     RecordBatch::try_new(
         conv.schema().clone(),
@@ -94,11 +93,7 @@ fn entry_copies_each_string_byte_once() {
     // ... and nothing else of string size was allocated: all allocations
     // together are the value buffers + offsets + ids + validity + RowKinds + O(1)
     let fixed = n * (4 + 4 + 8 + 1) + 2 * n / 8 + 4096;
-    assert!(
-        allocated <= read_s + read_t + fixed,
-        "allocated {allocated} bytes for {} string bytes",
-        read_s + read_t
-    );
+    assert!(allocated <= read_s + read_t + fixed, "allocated {allocated} bytes for {} string bytes", read_s + read_t);
 }
 
 #[test]

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, Date32Builder, Float32Builder, Float64Builder, Int16Builder,
-    Int32Builder, Int64Builder, Int8Builder, StringBuilder,
+    BinaryBuilder, BooleanBuilder, Date32Builder, Float32Builder, Float64Builder, Int16Builder, Int32Builder,
+    Int64Builder, Int8Builder, StringBuilder,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind, ValuesSizing};
@@ -29,9 +29,8 @@ impl Rng {
 
 /// Flat types (and BOOLEAN, which the entry sweep leaves to the general
 /// path, so mixed schemas are covered too).
-const TYPES: [&str; 11] = [
-    "BIGINT", "DOUBLE", "INT", "DATE", "FLOAT", "SMALLINT", "TINYINT", "VARCHAR(16)", "STRING", "BYTES", "BOOLEAN",
-];
+const TYPES: [&str; 11] =
+    ["BIGINT", "DOUBLE", "INT", "DATE", "FLOAT", "SMALLINT", "TINYINT", "VARCHAR(16)", "STRING", "BYTES", "BOOLEAN"];
 
 fn text(rng: &mut Rng) -> String {
     let len = [0, 3, 7, 8, 15, 16, 40, 70, 200][rng.below(9) as usize];
@@ -114,8 +113,7 @@ fn case(seed: u64) -> (RowConverter, RecordBatch, Vec<RowKind>) {
     let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
     let conv = RowConverter::from_flink_types(&names, &types).unwrap();
     let extra = if rng.below(2) == 0 { 3 } else { 0 };
-    let cols: Vec<ArrayRef> =
-        types.iter().map(|t| column(&mut rng, &base_name(t), t.nullable, n + extra)).collect();
+    let cols: Vec<ArrayRef> = types.iter().map(|t| column(&mut rng, &base_name(t), t.nullable, n + extra)).collect();
     let batch = RecordBatch::try_new(conv.schema().clone(), cols).unwrap();
     let batch = if extra > 0 { batch.slice(2, n) } else { batch };
     let kinds = (0..n)
@@ -185,7 +183,7 @@ fn flat_entry_reports_what_the_general_path_reports() {
             let row_len = (rows.offsets[i + 1] - rows.offsets[i]) as u64;
             let pos = start + nb + 8 * j;
             let word = match rng.below(5) {
-                0 => (row_len + 1 + rng.below(100)) << 32 | 4, // offset past the row
+                0 => (row_len + 1 + rng.below(100)) << 32 | 4,  // offset past the row
                 4 => (row_len - 3) << 32 | 4,                   // ends one byte past the row
                 1 => (8u64 << 32) | (row_len + rng.below(100)), // length past the row
                 2 => (0x80 | (8 + rng.below(100))) << 56,       // inline length > 7

@@ -109,9 +109,8 @@ fn check_both_ways(c: &Case, cols: Vec<ArrayRef>) {
     }
     // also with the rows in separate buffers
     let segs: Vec<&[u8]> = c.rows.iter().map(|r| r.as_slice()).collect();
-    let addrs: Vec<_> = (0..segs.len())
-        .map(|i| sluice_transpose::RowAddress { segment: i, offset: 0, len: segs[i].len() })
-        .collect();
+    let addrs: Vec<_> =
+        (0..segs.len()).map(|i| sluice_transpose::RowAddress { segment: i, offset: 0, len: segs[i].len() }).collect();
     let (b2, k2) = conv.rows_to_batch_segments(&segs, &addrs).unwrap();
     assert_eq!(b2, batch);
     assert_eq!(k2, c.kinds);
@@ -278,7 +277,11 @@ fn nested_types() {
     let ati: Vec<Option<i8>> = (0..40).map(|i| if i % 7 == 0 { None } else { Some(i as i8 - 20) }).collect();
     let cols: Vec<ArrayRef> = vec![
         // ai: [1, NULL, 3]; []; NULL; [NULL]
-        list(&dt(0), &[Some(3), Some(0), None, Some(1)], Arc::new(Int32Array::from(vec![Some(1), None, Some(3), None]))),
+        list(
+            &dt(0),
+            &[Some(3), Some(0), None, Some(1)],
+            Arc::new(Int32Array::from(vec![Some(1), None, Some(3), None])),
+        ),
         // ast: ['a', '0123456789', NULL, '']; []; NULL; NULL
         list(&dt(1), &e(4), Arc::new(StringArray::from(vec![Some("a"), Some("0123456789"), None, Some("")]))),
         // m: {'a'→10, '0123456789'→20, 'k'→NULL}; {}; NULL; {''→0}
@@ -368,7 +371,11 @@ fn nested_types() {
         list(
             &dt(12),
             &e(4),
-            list(&elem(&dt(12)), &[Some(2), None, Some(0), Some(1)], Arc::new(Int32Array::from(vec![Some(1), Some(2), None]))),
+            list(
+                &elem(&dt(12)),
+                &[Some(2), None, Some(0), Some(1)],
+                Arc::new(Int32Array::from(vec![Some(1), Some(2), None])),
+            ),
         ),
         // ati: 40 elements, i % 7 == 0 → NULL else i - 20
         list(&dt(13), &e(40), Arc::new(Int8Array::from(ati))),
@@ -425,17 +432,29 @@ fn worked_rows_from_the_reference() {
     let cases: &[(&str, &str)] = &[
         ("ROW<`a` VARCHAR(2147483647)>", "000000000000000068656c6c6f000085"),
         ("ROW<`a` VARCHAR(2147483647)>", "00000000000000000c0000001000000068656c6c6f20776f726c642100000000"),
-        ("ROW<`a` VARCHAR(2147483647), `b` VARCHAR(2147483647)>", "000000000000000061620000000000820800000018000000c3a9c3a9c3a9c3a9"),
+        (
+            "ROW<`a` VARCHAR(2147483647), `b` VARCHAR(2147483647)>",
+            "000000000000000061620000000000820800000018000000c3a9c3a9c3a9c3a9",
+        ),
         ("ROW<`a` DECIMAL(20, 2)>", "00000000000000000200000010000000cfc70000000000000000000000000000"),
         // §2.5 shows this with TIMESTAMP(6); the layout is that of every p > 3, and only
         // p ≥ 7 keeps the sub-microsecond nanos through Arrow.
         ("ROW<`a` TIMESTAMP(9)>", "000000000000000040e2010010000000e803000000000000"),
-        ("ROW<`a` ROW<`b` INT, `c` VARCHAR(2147483647)>>", "00000000000000001800000010000000000000000000000001000000000000007800000000000081"),
+        (
+            "ROW<`a` ROW<`b` INT, `c` VARCHAR(2147483647)>>",
+            "00000000000000001800000010000000000000000000000001000000000000007800000000000081",
+        ),
         ("ROW<`a` ARRAY<INT>>", "00000000000000001800000010000000030000000200000001000000000000000300000000000000"),
         ("ROW<`a` INT>", "03000000000000002a00000000000000"),
     ];
     for (ty, h) in cases {
-        let c = Case { name: ty.to_string(), layout: NullLayout::Serializer, ty: ty.to_string(), kinds: vec![RowKind::Insert], rows: vec![hex(h)] };
+        let c = Case {
+            name: ty.to_string(),
+            layout: NullLayout::Serializer,
+            ty: ty.to_string(),
+            kinds: vec![RowKind::Insert],
+            rows: vec![hex(h)],
+        };
         let conv = converter(&c);
         let (data, offs) = concat(&c.rows);
         let (batch, kinds) = conv.rows_to_batch(&data, &offs).unwrap_or_else(|e| panic!("{ty}: {e}"));

@@ -22,25 +22,20 @@ fn flink_utf8(units: &[u16]) -> String {
 
 fn converter(not_null: bool) -> RowConverter {
     let s = if not_null { "STRING NOT NULL" } else { "STRING" };
-    RowConverter::from_flink_types(
-        &["id", "s"],
-        &[FlinkType::parse("BIGINT").unwrap(), FlinkType::parse(s).unwrap()],
-    )
-    .unwrap()
+    RowConverter::from_flink_types(&["id", "s"], &[FlinkType::parse("BIGINT").unwrap(), FlinkType::parse(s).unwrap()])
+        .unwrap()
 }
 
 fn values(n: usize) -> Vec<Option<Vec<u16>>> {
     let pool: Vec<Vec<u16>> = vec![
         "plain ascii".encode_utf16().collect(),
         "zürich € 中文 😀".encode_utf16().collect(),
-        vec![0x61, 0xD800, 0x62],   // lone high
-        vec![0xDC00, 0xD800],       // reversed pair
+        vec![0x61, 0xD800, 0x62], // lone high
+        vec![0xDC00, 0xD800],     // reversed pair
         vec![],
         "a long value that is clearly longer than seven bytes".encode_utf16().collect(),
     ];
-    (0..n)
-        .map(|i| if i % 13 == 5 { None } else { Some(pool[(i / 3) % pool.len()].clone()) })
-        .collect()
+    (0..n).map(|i| if i % 13 == 5 { None } else { Some(pool[(i / 3) % pool.len()].clone()) }).collect()
 }
 
 fn flatten(v: &[Option<Vec<u16>>]) -> (Vec<u16>, Vec<i64>, NullBuffer) {

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int32Array, ListArray, RecordBatch, StringArray};
 use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, Int32Array, ListArray, RecordBatch, StringArray};
 use proptest::prelude::*;
 use sluice_transpose::{Error, FlinkType, NullLayout, RowConverter};
 
@@ -299,10 +299,7 @@ fn exit_refuses_mismatched_columns() {
         vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef, Arc::new(StringArray::from(vec!["x"]))],
     )
     .unwrap();
-    assert!(matches!(
-        c.batch_to_rows(&ok, Some(&[]), NullLayout::Serializer),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert!(matches!(c.batch_to_rows(&ok, Some(&[]), NullLayout::Serializer), Err(Error::InvalidArgument(_))));
     let _ = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![Some(vec![Some(1)])]);
 }
 

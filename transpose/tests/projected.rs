@@ -8,16 +8,13 @@ use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind}
 
 fn setup() -> (RowConverter, RecordBatch) {
     let names = ["id", "a", "b", "w"];
-    let types: Vec<FlinkType> = ["BIGINT NOT NULL", "STRING", "STRING NOT NULL", "INT"]
-        .iter()
-        .map(|t| FlinkType::parse(t).unwrap())
-        .collect();
+    let types: Vec<FlinkType> =
+        ["BIGINT NOT NULL", "STRING", "STRING NOT NULL", "INT"].iter().map(|t| FlinkType::parse(t).unwrap()).collect();
     let conv = RowConverter::from_flink_types(&names, &types).unwrap();
     let n = 300;
     let id: ArrayRef = Arc::new(Int64Array::from_iter_values(0..n as i64));
-    let a: ArrayRef = Arc::new(StringArray::from_iter(
-        (0..n).map(|i| (i % 7 != 0).then(|| format!("{i}-{}", "é中𝄞".repeat(i % 5)))),
-    ));
+    let a: ArrayRef =
+        Arc::new(StringArray::from_iter((0..n).map(|i| (i % 7 != 0).then(|| format!("{i}-{}", "é中𝄞".repeat(i % 5))))));
     let b: ArrayRef = Arc::new(StringArray::from_iter_values((0..n).map(|i| "x".repeat(i % 40))));
     let w: ArrayRef = Arc::new(Int32Array::from_iter((0..n).map(|i| (i % 3 != 0).then_some(i as i32))));
     let batch = RecordBatch::try_new(conv.schema().clone(), vec![id, a, b, w]).unwrap();

@@ -42,7 +42,9 @@ fn leaf() -> impl Strategy<Value = TypeKind> {
         Just(TypeKind::BigInt),
         Just(TypeKind::Float),
         Just(TypeKind::Double),
-        (1u8..=38).prop_flat_map(|p| (Just(p), 0..=p)).prop_map(|(precision, scale)| TypeKind::Decimal { precision, scale }),
+        (1u8..=38)
+            .prop_flat_map(|p| (Just(p), 0..=p))
+            .prop_map(|(precision, scale)| TypeKind::Decimal { precision, scale }),
         (1u32..10).prop_map(TypeKind::Char),
         Just(TypeKind::VarChar(MAX_LENGTH)),
         (1u32..10).prop_map(TypeKind::Binary),
@@ -67,7 +69,8 @@ fn leaf_type() -> impl Strategy<Value = FlinkType> {
 fn flink_type() -> impl Strategy<Value = FlinkType> {
     leaf_type().prop_recursive(2, 12, 4, |inner| {
         prop_oneof![
-            (inner.clone(), any::<bool>()).prop_map(|(e, n)| FlinkType { kind: TypeKind::Array(Box::new(e)), nullable: n }),
+            (inner.clone(), any::<bool>())
+                .prop_map(|(e, n)| FlinkType { kind: TypeKind::Array(Box::new(e)), nullable: n }),
             (inner.clone(), inner.clone(), any::<bool>()).prop_map(|(k, v, n)| FlinkType {
                 kind: TypeKind::Map(Box::new(k.with_nullable(false)), Box::new(v)),
                 nullable: n
@@ -164,7 +167,9 @@ fn gen(rng: &mut Rng, dt: &DataType, nullable: bool, len: usize) -> ArrayRef {
             let vals = bytes(rng, len * *w as usize);
             Arc::new(FixedSizeBinaryArray::try_new(*w, vals.into(), n).unwrap())
         }
-        DataType::Date32 => Arc::new(Date32Array::new((0..len).map(|_| rng.range(-800_000, 3_000_000) as i32).collect(), n)),
+        DataType::Date32 => {
+            Arc::new(Date32Array::new((0..len).map(|_| rng.range(-800_000, 3_000_000) as i32).collect(), n))
+        }
         DataType::Time32(TimeUnit::Second) => {
             Arc::new(Time32SecondArray::new((0..len).map(|_| rng.range(0, 86_399) as i32).collect(), n))
         }
@@ -172,14 +177,12 @@ fn gen(rng: &mut Rng, dt: &DataType, nullable: bool, len: usize) -> ArrayRef {
             Arc::new(Time32MillisecondArray::new((0..len).map(|_| rng.range(0, 86_399_999) as i32).collect(), n))
         }
         // Flink keeps TIME as milliseconds: finer units round-trip in whole ms
-        DataType::Time64(TimeUnit::Microsecond) => Arc::new(Time64MicrosecondArray::new(
-            (0..len).map(|_| rng.range(0, 86_399_999) * 1_000).collect(),
-            n,
-        )),
-        DataType::Time64(_) => Arc::new(Time64NanosecondArray::new(
-            (0..len).map(|_| rng.range(0, 86_399_999) * 1_000_000).collect(),
-            n,
-        )),
+        DataType::Time64(TimeUnit::Microsecond) => {
+            Arc::new(Time64MicrosecondArray::new((0..len).map(|_| rng.range(0, 86_399_999) * 1_000).collect(), n))
+        }
+        DataType::Time64(_) => {
+            Arc::new(Time64NanosecondArray::new((0..len).map(|_| rng.range(0, 86_399_999) * 1_000_000).collect(), n))
+        }
         DataType::Timestamp(unit, _) => {
             let lim: i64 = match unit {
                 TimeUnit::Second => 100_000_000_000,
@@ -239,7 +242,8 @@ fn check(types: Vec<FlinkType>, seed: u64, rows: usize, skip: usize, layout: Nul
     let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
     let conv = RowConverter::from_flink_types(&names, &types).unwrap();
     let schema = conv.schema().clone();
-    let cols: Vec<ArrayRef> = schema.fields().iter().map(|f| gen(&mut rng, f.data_type(), f.is_nullable(), rows + skip)).collect();
+    let cols: Vec<ArrayRef> =
+        schema.fields().iter().map(|f| gen(&mut rng, f.data_type(), f.is_nullable(), rows + skip)).collect();
     let full = RecordBatch::try_new(schema.clone(), cols).unwrap();
     let batch = full.slice(skip, rows);
     let kinds: Vec<RowKind> = (0..rows).map(|_| RowKind::ALL[rng.below(4) as usize]).collect();
@@ -270,8 +274,11 @@ fn check(types: Vec<FlinkType>, seed: u64, rows: usize, skip: usize, layout: Nul
     assert_eq!(conv.batch_to_rows(&other, Some(&kinds), layout).unwrap(), out);
     // rows in separate buffers
     let segs: Vec<&[u8]> = out.iter().collect();
-    let addrs: Vec<_> =
-        segs.iter().enumerate().map(|(i, s)| sluice_transpose::RowAddress { segment: i, offset: 0, len: s.len() }).collect();
+    let addrs: Vec<_> = segs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| sluice_transpose::RowAddress { segment: i, offset: 0, len: s.len() })
+        .collect();
     let (seg_batch, _) = conv.rows_to_batch_segments(&segs, &addrs).unwrap();
     assert_eq!(seg_batch, back);
 }
@@ -307,4 +314,3 @@ fn empty_batch_and_zero_columns() {
     assert_eq!((b.num_rows(), b.num_columns(), k.len()), (1, 0, 1));
     assert_eq!(conv.batch_to_rows(&b, Some(&k), NullLayout::Serializer).unwrap().data, rows);
 }
-

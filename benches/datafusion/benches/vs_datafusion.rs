@@ -50,11 +50,8 @@ fn column(len: usize, seed: u64, null_every: usize) -> StringArray {
 
 /// Calls a DataFusion UDF the way its physical expression does.
 fn invoke(udf: &ScalarUDF, args: Vec<ColumnarValue>, ret: DataType, cfg: &Arc<ConfigOptions>) -> ColumnarValue {
-    let arg_fields = args
-        .iter()
-        .enumerate()
-        .map(|(i, a)| Arc::new(Field::new(format!("a{i}"), a.data_type(), true)))
-        .collect();
+    let arg_fields =
+        args.iter().enumerate().map(|(i, a)| Arc::new(Field::new(format!("a{i}"), a.data_type(), true))).collect();
     udf.invoke_with_args(ScalarFunctionArgs {
         args,
         arg_fields,
@@ -78,7 +75,9 @@ fn digests(c: &mut Criterion) {
         g.throughput(Throughput::Elements(ROWS as u64));
         g.bench_function("sluice", |b| b.iter(|| digest_hex(black_box(&col), DigestAlgorithm::Md5).unwrap()));
         g.bench_function("datafusion_md5", |b| {
-            b.iter(|| invoke(&df_md5, vec![ColumnarValue::Array(Arc::clone(black_box(&arr)))], DataType::Utf8View, &cfg))
+            b.iter(|| {
+                invoke(&df_md5, vec![ColumnarValue::Array(Arc::clone(black_box(&arr)))], DataType::Utf8View, &cfg)
+            })
         });
         g.finish();
 
@@ -87,7 +86,8 @@ fn digests(c: &mut Criterion) {
         g.bench_function("sluice", |b| b.iter(|| digest_hex(black_box(&col), DigestAlgorithm::Sha256).unwrap()));
         g.bench_function("datafusion_encode_sha256_hex", |b| {
             b.iter(|| {
-                let bin = invoke(&df_sha256, vec![ColumnarValue::Array(Arc::clone(black_box(&arr)))], DataType::Binary, &cfg);
+                let bin =
+                    invoke(&df_sha256, vec![ColumnarValue::Array(Arc::clone(black_box(&arr)))], DataType::Binary, &cfg);
                 invoke(
                     &df_encode,
                     vec![bin, ColumnarValue::Scalar(ScalarValue::Utf8(Some("hex".into())))],

@@ -9,8 +9,8 @@ use arrow_array::{Array, ArrayRef, Int32Array, Scalar, StringArray};
 use md5::{Digest, Md5};
 use sha2::Sha256;
 
-use sluice_benches::data::{self, Text, Utf16Batch};
 use super::{rows_of, Case, Config};
+use sluice_benches::data::{self, Text, Utf16Batch};
 
 pub fn all(cfg: &Config) -> Vec<Case> {
     let mut cases = Vec::new();
@@ -26,11 +26,9 @@ fn string_bytes(batches: &[ArrayRef]) -> u64 {
 }
 
 fn encode_cases(cfg: &Config, cases: &mut Vec<Case>) {
-    for (label, kind, len) in [
-        ("ascii", Text::Ascii, 64usize),
-        ("ascii", Text::Ascii, 256),
-        ("mixed 2/3-byte", Text::Mixed, 64),
-    ] {
+    for (label, kind, len) in
+        [("ascii", Text::Ascii, 64usize), ("ascii", Text::Ascii, 256), ("mixed 2/3-byte", Text::Mixed, 64)]
+    {
         let batches = Arc::new(data::utf16_batches(11, cfg.rows, cfg.batch, len, kind));
         let bytes = batches.iter().map(|b| 2 * b.units.len() as u64).sum();
         let (b1, b2) = (batches.clone(), batches.clone());
@@ -160,9 +158,8 @@ fn naive_sha2(a: &ArrayRef, w: &ArrayRef) -> ArrayRef {
 
 fn concat_cases(cfg: &Config, cases: &mut Vec<Case>) {
     for (len, nulls) in [(16usize, 0u64), (16, 25), (64, 0), (64, 25), (256, 0), (256, 25)] {
-        let cols: Arc<Vec<Vec<ArrayRef>>> = Arc::new(
-            (0..3).map(|c| data::ascii_batches(31 + c, cfg.rows, cfg.batch, len, nulls / 3)).collect(),
-        );
+        let cols: Arc<Vec<Vec<ArrayRef>>> =
+            Arc::new((0..3).map(|c| data::ascii_batches(31 + c, cfg.rows, cfg.batch, len, nulls / 3)).collect());
         let bytes = cols.iter().map(|b| string_bytes(b)).sum();
         let (c1, c2) = (cols.clone(), cols.clone());
         cases.push(Case {

@@ -174,10 +174,8 @@ fn print_table(results: &[Measured]) {
         );
     }
     println!();
-    let per_batch: Vec<String> = results
-        .iter()
-        .map(|m| format!("{}: {:.1}", m.name, m.allocs as f64 / m.batches as f64))
-        .collect();
+    let per_batch: Vec<String> =
+        results.iter().map(|m| format!("{}: {:.1}", m.name, m.allocs as f64 / m.batches as f64)).collect();
     println!("kernel allocations per batch (output buffers only; flat in rows): {}", per_batch.join("; "));
 }
 

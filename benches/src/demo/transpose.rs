@@ -9,8 +9,8 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use sluice_transpose::{NullLayout, RowConverter, Rows};
 
-use sluice_benches::data;
 use super::{Case, Config};
+use sluice_benches::data;
 
 /// Bytes of the null-bit region of a row of `arity` fields
 /// (`BinaryRowData.calculateBitSetWidthInBytes`).
@@ -53,10 +53,8 @@ fn naive_varchar(rows: &Rows, field: usize, arity: usize) -> ArrayRef {
 }
 
 pub fn cases(cfg: &Config, cases: &mut Vec<Case>) {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, false),
-        Field::new("name", DataType::Utf8, true),
-    ]));
+    let schema =
+        Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false), Field::new("name", DataType::Utf8, true)]));
     let converter = Arc::new(RowConverter::new(schema.clone()).expect("a supported schema"));
     for len in [16usize, 64] {
         let strings = data::ascii_batches(41, cfg.rows, cfg.batch, len, 5);
@@ -67,7 +65,8 @@ pub fn cases(cfg: &Config, cases: &mut Vec<Case>) {
                 .enumerate()
                 .map(|(b, s)| {
                     let ids = Int64Array::from_iter_values((0..s.len() as i64).map(|i| i + (b * cfg.batch) as i64));
-                    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), s.clone()]).expect("schema matches");
+                    let batch =
+                        RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), s.clone()]).expect("schema matches");
                     converter.batch_to_rows(&batch, None, NullLayout::Serializer).expect("rows")
                 })
                 .collect(),

@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use arrow_array::types::{Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type};
 use arrow_array::{
-    make_array, new_null_array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, PrimitiveArray,
-    RecordBatch, RecordBatchOptions, StringArray,
+    make_array, new_null_array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, StringArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
@@ -319,8 +319,15 @@ impl CalcProgram {
     /// # Errors
     /// A missing, repeated or mistyped column, malformed offsets, invalid
     /// UTF-8, a NULL in a NOT NULL field, a bad RowKind byte, kernel errors.
-    pub fn process_columns(&mut self, columns: &[ColumnSlices<'_>], kinds: &[u8], n: usize, out: &mut Rows) -> FfiResult<()> {
-        let kinds = kinds.get(..n).ok_or_else(|| FfiError::invalid(format!("{} row kinds for {n} rows", kinds.len())))?;
+    pub fn process_columns(
+        &mut self,
+        columns: &[ColumnSlices<'_>],
+        kinds: &[u8],
+        n: usize,
+        out: &mut Rows,
+    ) -> FfiResult<()> {
+        let kinds =
+            kinds.get(..n).ok_or_else(|| FfiError::invalid(format!("{} row kinds for {n} rows", kinds.len())))?;
         self.kinds.clear();
         for (row, &b) in kinds.iter().enumerate() {
             let k = RowKind::from_byte(b).ok_or_else(|| FfiError::invalid(format!("row {row}: RowKind byte {b}")))?;
@@ -332,10 +339,19 @@ impl CalcProgram {
         let result = (|| -> FfiResult<()> {
             for col in columns {
                 let (Some(field), Some(slot)) = (schema.fields().get(col.field), arrays.get_mut(col.field)) else {
-                    return Err(FfiError::invalid(format!("column for field {} of {}", col.field, schema.fields().len())));
+                    return Err(FfiError::invalid(format!(
+                        "column for field {} of {}",
+                        col.field,
+                        schema.fields().len()
+                    )));
                 };
                 if ColumnKind::for_type(field.data_type()) != Some(col.kind) {
-                    return Err(FfiError::invalid(format!("field {}: {:?} values for {}", field.name(), col.kind, field.data_type())));
+                    return Err(FfiError::invalid(format!(
+                        "field {}: {:?} values for {}",
+                        field.name(),
+                        col.kind,
+                        field.data_type()
+                    )));
                 }
                 if slot.is_some() {
                     return Err(FfiError::invalid(format!("field {} given twice", field.name())));
@@ -349,13 +365,20 @@ impl CalcProgram {
             for ((field, slot), &needed) in schema.fields().iter().zip(arrays.iter_mut()).zip(&self.needed) {
                 let a = match slot.take() {
                     Some(a) => a,
-                    None if needed => return Err(FfiError::invalid(format!("field {} is read but was not given", field.name()))),
-                    None => placeholder(field, n)
-                        .ok_or_else(|| FfiError::invalid(format!("field {}: no placeholder for {}", field.name(), field.data_type())))?,
+                    None if needed => {
+                        return Err(FfiError::invalid(format!("field {} is read but was not given", field.name())))
+                    }
+                    None => placeholder(field, n).ok_or_else(|| {
+                        FfiError::invalid(format!("field {}: no placeholder for {}", field.name(), field.data_type()))
+                    })?,
                 };
                 cols.push(a);
             }
-            let batch = RecordBatch::try_new_with_options(Arc::clone(&schema), cols, &RecordBatchOptions::new().with_row_count(Some(n)))?;
+            let batch = RecordBatch::try_new_with_options(
+                Arc::clone(&schema),
+                cols,
+                &RecordBatchOptions::new().with_row_count(Some(n)),
+            )?;
             let projected = self.eval(&batch)?;
             self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
             Ok(())

@@ -110,7 +110,13 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
         Func::SplitIndex => (&[&[S], &[S, Int], &[Int]], 3, 3),
     };
     if args.len() < min || args.len() > max {
-        let want = if max == usize::MAX { format!("at least {min}") } else if min == max { format!("{min}") } else { format!("{min} or {max}") };
+        let want = if max == usize::MAX {
+            format!("at least {min}")
+        } else if min == max {
+            format!("{min}")
+        } else {
+            format!("{min} or {max}")
+        };
         return Err(FfiError::invalid(format!("{name} takes {want} arguments, got {}", args.len())));
     }
     let mut bound = Vec::with_capacity(args.len());
@@ -132,14 +138,22 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
         }
         let (b, t, r) = bind(a, inputs)?;
         if !ok.contains(&kind_of(&t)) {
-            let want = if ok.len() > 1 { "a character string or INT" } else if ok.first() == Some(&Int) { "INT" } else { "a character string (CHAR, VARCHAR, STRING)" };
+            let want = if ok.len() > 1 {
+                "a character string or INT"
+            } else if ok.first() == Some(&Int) {
+                "INT"
+            } else {
+                "a character string (CHAR, VARCHAR, STRING)"
+            };
             return Err(FfiError::invalid(format!("{name}: argument {} must be {want}, got {t}", i + 1)));
         }
         if func == Func::Sha2 && i == 1 {
             if let Expr::Int(w) = a {
                 if ![224, 256, 384, 512].contains(w) {
                     // Flink fails at operator start-up for a literal width.
-                    return Err(FfiError::invalid(format!("SHA2: Unsupported algorithm. (width {w}; use 224, 256, 384 or 512)")));
+                    return Err(FfiError::invalid(format!(
+                        "SHA2: Unsupported algorithm. (width {w}; use 224, 256, 384 or 512)"
+                    )));
                 }
             }
         }
@@ -178,7 +192,9 @@ pub fn eval(b: &Bound, batch: &RecordBatch) -> FfiResult<Arg> {
         Bound::Call { func, args, escape } => {
             let vals = args.iter().map(|a| eval(a, batch)).collect::<FfiResult<Vec<Arg>>>()?;
             let scalar = vals.iter().all(|a| a.scalar);
-            let nth = |i: usize| vals.get(i).ok_or_else(|| FfiError::invalid(format!("{}: argument {i} missing", func.name())));
+            let nth = |i: usize| {
+                vals.get(i).ok_or_else(|| FfiError::invalid(format!("{}: argument {i} missing", func.name())))
+            };
             let out = match func {
                 Func::Md5 => kernels::md5(nth(0)?)?,
                 Func::Sha1 => kernels::sha1(nth(0)?)?,

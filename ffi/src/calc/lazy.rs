@@ -48,7 +48,8 @@ impl CalcProgram {
         }
         self.kinds.clear();
         self.kinds.resize(rows.len(), RowKind::Insert);
-        let decoded = self.input.rows_to_batch_segments_with_utf16(segments, rows, &mut self.kinds, columns, &mut caches);
+        let decoded =
+            self.input.rows_to_batch_segments_with_utf16(segments, rows, &mut self.kinds, columns, &mut caches);
         // Back in reverse, so that for a field listed twice (an error) the
         // cache taken first, the real one, is the one kept.
         for (c, cache) in columns.iter().zip(caches).rev() {

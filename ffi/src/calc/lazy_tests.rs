@@ -13,7 +13,11 @@ use super::CalcProgram;
 const NAMES: [&str; 3] = ["s", "id", "t"];
 
 fn types() -> Vec<FlinkType> {
-    vec![FlinkType::string(), FlinkType::new(TypeKind::BigInt).with_nullable(false), FlinkType::new(TypeKind::VarChar(20))]
+    vec![
+        FlinkType::string(),
+        FlinkType::new(TypeKind::BigInt).with_nullable(false),
+        FlinkType::new(TypeKind::VarChar(20)),
+    ]
 }
 
 /// Naive reference: UTF-16 → UTF-8 with `?` for every unpaired surrogate
@@ -24,10 +28,8 @@ fn reference(units: &[u16]) -> String {
 
 /// Column values as UTF-16 (`None` = NULL).
 fn column_s() -> Vec<Option<Vec<u16>>> {
-    let mut v: Vec<Option<Vec<u16>>> = ["abc", "héllo wörld", "中文字符串", "𝄞 clef"]
-        .iter()
-        .map(|s| Some(s.encode_utf16().collect()))
-        .collect();
+    let mut v: Vec<Option<Vec<u16>>> =
+        ["abc", "héllo wörld", "中文字符串", "𝄞 clef"].iter().map(|s| Some(s.encode_utf16().collect())).collect();
     v.push(Some(vec![0x61, 0xD800, 0x62])); // lone high surrogate
     v.push(Some(vec![0xDC00, 0x63])); // lone low surrogate
     v.push(None);
@@ -51,7 +53,8 @@ fn rows(s: &[Option<String>], t: &[Option<String>]) -> Rows {
         Arc::new(StringArray::from(t.to_vec())),
     ];
     let batch = RecordBatch::try_new(Arc::clone(conv.schema()), cols).unwrap();
-    let kinds: Vec<RowKind> = (0..s.len()).map(|i| if i % 2 == 0 { RowKind::Insert } else { RowKind::UpdateAfter }).collect();
+    let kinds: Vec<RowKind> =
+        (0..s.len()).map(|i| if i % 2 == 0 { RowKind::Insert } else { RowKind::UpdateAfter }).collect();
     conv.batch_to_rows(&batch, Some(&kinds), NullLayout::Serializer).unwrap()
 }
 
@@ -143,7 +146,8 @@ fn bad_utf16_columns_fail_with_clear_messages() {
     let units: Vec<u16> = "ab".encode_utf16().collect();
     let offs = [0i64, 1, 2];
     let mut out = Rows::default();
-    let mut err = |cols: &[Utf16Column<'_>]| prog.process_segments_utf16(&segs, &addrs, cols, &mut out).unwrap_err().message;
+    let mut err =
+        |cols: &[Utf16Column<'_>]| prog.process_segments_utf16(&segs, &addrs, cols, &mut out).unwrap_err().message;
     let col = |field| Utf16Column { field, units: &units, offsets: &offs, nulls: None };
     assert!(err(&[col(1)]).contains("UTF-16 input for a BIGINT NOT NULL column"), "{}", err(&[col(1)]));
     assert!(err(&[col(7)]).contains("UTF-16 column 7 does not exist; the input has 3 columns"));

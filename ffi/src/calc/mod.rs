@@ -58,7 +58,11 @@ impl CalcProgram {
         output_types: Option<&[FlinkType]>,
     ) -> FfiResult<Self> {
         if input_names.len() != input_types.len() {
-            return Err(FfiError::invalid(format!("{} input names for {} input types", input_names.len(), input_types.len())));
+            return Err(FfiError::invalid(format!(
+                "{} input names for {} input types",
+                input_names.len(),
+                input_types.len()
+            )));
         }
         if exprs.is_empty() {
             return Err(FfiError::invalid("the projection list is empty"));

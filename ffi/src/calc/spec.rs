@@ -277,8 +277,7 @@ impl Parser<'_> {
         }
         self.pos += digits;
         let t = self.text.get(start..self.pos).unwrap_or("");
-        t.parse::<i32>()
-            .map_err(|_| SpecError { pos: start, message: format!("integer literal {t} does not fit INT") })
+        t.parse::<i32>().map_err(|_| SpecError { pos: start, message: format!("integer literal {t} does not fit INT") })
     }
 
     fn expr(&mut self) -> Result<Expr, SpecError> {
@@ -384,10 +383,16 @@ mod tests {
             )
         );
         let p = parse("POSITION('a' IN md5($0))").unwrap();
-        assert_eq!(p.expr, Expr::Call(Func::Position, vec![Expr::Str("a".into()), Expr::Call(Func::Md5, vec![col(0)])]));
+        assert_eq!(
+            p.expr,
+            Expr::Call(Func::Position, vec![Expr::Str("a".into()), Expr::Call(Func::Md5, vec![col(0)])])
+        );
         let p = parse("$2 like '%x!%' escape '!'").unwrap();
         assert_eq!(p.expr, Expr::Call(Func::Like, vec![col(2), Expr::Str("%x!%".into()), Expr::Str("!".into())]));
-        assert_eq!(parse("split_index($0, -1, 2)").unwrap().expr, Expr::Call(Func::SplitIndex, vec![col(0), Expr::Int(-1), Expr::Int(2)]));
+        assert_eq!(
+            parse("split_index($0, -1, 2)").unwrap().expr,
+            Expr::Call(Func::SplitIndex, vec![col(0), Expr::Int(-1), Expr::Int(2)])
+        );
     }
 
     #[test]

@@ -96,7 +96,10 @@ fn concat_and_search_match_flink_null_rules() {
         ]
     );
     assert_eq!(strings(b.column(0)), vec![Some("abc-x".into()), None, None, Some("-𝄞".into())]);
-    assert_eq!(strings(b.column(1)), vec![Some("abc|x".into()), Some("y".into()), Some("héllo wörld, long enough".into()), Some("|𝄞".into())]);
+    assert_eq!(
+        strings(b.column(1)),
+        vec![Some("abc|x".into()), Some("y".into()), Some("héllo wörld, long enough".into()), Some("|𝄞".into())]
+    );
     let pos: Vec<Option<i32>> = b.column(2).as_primitive::<Int32Type>().iter().collect();
     assert_eq!(pos, vec![Some(0), None, Some(3), Some(0)]);
     let loc: Vec<Option<i32>> = b.column(3).as_primitive::<Int32Type>().iter().collect();

@@ -19,9 +19,8 @@ pub const EXCEPTION_CLASS: &str = "io/sluice/jni/SluiceException";
 #[doc(hidden)]
 macro_rules! jni_boundary {
     ($env:ident, $name:expr, $default:expr, $body:expr) => {{
-        let result = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(
-            || -> $crate::error::FfiResult<_> { $body },
-        ));
+        let result =
+            ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::error::FfiResult<_> { $body }));
         match result {
             Ok(Ok(value)) => value,
             Ok(Err(e)) => {

@@ -73,7 +73,12 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
         let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
         let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
         let program = CalcProgram::new(&names, &types, &refs, out.as_deref())?;
-        Ok(into_handle(CalcHandle { program, scratch: RowBatchScratch::default(), rows: Rows::default(), utf16: Default::default() }))
+        Ok(into_handle(CalcHandle {
+            program,
+            scratch: RowBatchScratch::default(),
+            rows: Rows::default(),
+            utf16: Default::default(),
+        }))
     })
 }
 

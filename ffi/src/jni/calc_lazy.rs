@@ -83,8 +83,14 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processUtf16<'l>(
     })
 }
 
-fn process(env: &mut JNIEnv<'_>, h: &mut CalcHandle, batch: &JavaRowBatch<'_, '_>, cols: &JavaUtf16Columns<'_, '_>) -> FfiResult<()> {
-    let n = usize::try_from(batch.num_rows).map_err(|_| FfiError::invalid(format!("numRows is negative ({})", batch.num_rows)))?;
+fn process(
+    env: &mut JNIEnv<'_>,
+    h: &mut CalcHandle,
+    batch: &JavaRowBatch<'_, '_>,
+    cols: &JavaUtf16Columns<'_, '_>,
+) -> FfiResult<()> {
+    let n = usize::try_from(batch.num_rows)
+        .map_err(|_| FfiError::invalid(format!("numRows is negative ({})", batch.num_rows)))?;
     let k = usize::try_from(cols.num_columns)
         .map_err(|_| FfiError::invalid(format!("numColumns is negative ({})", cols.num_columns)))?;
     non_null(cols.fields, "fields")?;
@@ -127,7 +133,10 @@ fn process(env: &mut JNIEnv<'_>, h: &mut CalcHandle, batch: &JavaRowBatch<'_, '_
             non_null(&o, &format!("offsets[{c}]"))?;
             let len = env.get_array_length(&o)? as usize;
             if len < n + 1 {
-                return Err(FfiError::invalid(format!("offsets[{c}] has {len} entries, fewer than numRows + 1 = {}", n + 1)));
+                return Err(FfiError::invalid(format!(
+                    "offsets[{c}] has {len} entries, fewer than numRows + 1 = {}",
+                    n + 1
+                )));
             }
             env.get_int_array_region(&o, 0, &mut utf16.ints)?;
             let offs = utf16.offsets.get_mut(c).ok_or_else(|| FfiError::invalid("offsets scratch"))?;
@@ -142,7 +151,10 @@ fn process(env: &mut JNIEnv<'_>, h: &mut CalcHandle, batch: &JavaRowBatch<'_, '_
                     return Err(FfiError::invalid(format!("nulls[{c}] has {len} entries, fewer than numRows {n}")));
                 }
                 env.get_boolean_array_region(&nl, 0, &mut utf16.flags)?;
-                utf16.flags.contains(&1).then(|| NullBuffer::from(utf16.flags.iter().map(|&f| f == 0).collect::<Vec<bool>>()))
+                utf16
+                    .flags
+                    .contains(&1)
+                    .then(|| NullBuffer::from(utf16.flags.iter().map(|&f| f == 0).collect::<Vec<bool>>()))
             });
         }
         let raw = env.get_raw();
@@ -158,7 +170,12 @@ fn process(env: &mut JNIEnv<'_>, h: &mut CalcHandle, batch: &JavaRowBatch<'_, '_
                 .zip(&pinned.slices)
                 .zip(offsets)
                 .zip(&validity)
-                .map(|(((&field, &units), offsets), nulls)| Utf16Column { field, units, offsets, nulls: nulls.as_ref() })
+                .map(|(((&field, &units), offsets), nulls)| Utf16Column {
+                    field,
+                    units,
+                    offsets,
+                    nulls: nulls.as_ref(),
+                })
                 .collect();
             program.process_segments_utf16(segs, addrs, &columns, rows)
         })

@@ -120,7 +120,14 @@ fn array_class(env: &mut JNIEnv<'_>, sig: &str) -> FfiResult<&'static GlobalRef>
 
 /// Fetches element `i` of `arr`, checks it is a `sig` array (e.g. `[I`) and
 /// returns it with its size in bytes.
-fn element(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, i: usize, sig: &str, elem: usize, what: &str) -> FfiResult<(jarray, usize)> {
+fn element(
+    env: &mut JNIEnv<'_>,
+    arr: &JObjectArray<'_>,
+    i: usize,
+    sig: &str,
+    elem: usize,
+    what: &str,
+) -> FfiResult<(jarray, usize)> {
     let o: JObject<'_> = env.get_object_array_element(arr, i as i32)?;
     if o.is_null() {
         return Err(FfiError::null(&format!("{what}[{i}]")));
@@ -155,7 +162,8 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
     jni_boundary!(env, "CalcNative.processColumns", ptr::null_mut(), {
         // SAFETY: a live CalcHandle from `create`; Java serialises calls.
         let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
-        let n = usize::try_from(num_rows).map_err(|_| FfiError::invalid(format!("numRows is negative ({num_rows})")))?;
+        let n =
+            usize::try_from(num_rows).map_err(|_| FfiError::invalid(format!("numRows is negative ({num_rows})")))?;
         for (arr, name) in [(&values, "values"), (&offsets, "offsets"), (&nulls, "nulls")] {
             if arr.is_null() {
                 return Err(FfiError::null(name));
@@ -174,8 +182,12 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
         env.with_local_frame(frame, |env| -> FfiResult<()> {
             let mut checked = Vec::with_capacity(m);
             for (j, &f) in field_ids.iter().enumerate() {
-                let field = usize::try_from(f).map_err(|_| FfiError::invalid(format!("fields[{j}] is negative ({f})")))?;
-                let code = kinds.get(field).copied().ok_or_else(|| FfiError::invalid(format!("fields[{j}] = {f}: no such field")))?;
+                let field =
+                    usize::try_from(f).map_err(|_| FfiError::invalid(format!("fields[{j}] is negative ({f})")))?;
+                let code = kinds
+                    .get(field)
+                    .copied()
+                    .ok_or_else(|| FfiError::invalid(format!("fields[{j}] = {f}: no such field")))?;
                 let kind = [
                     ColumnKind::Utf8,
                     ColumnKind::Binary,
@@ -190,7 +202,11 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
                 ]
                 .into_iter()
                 .find(|k| *k as i32 == code)
-                .ok_or_else(|| FfiError::invalid(format!("fields[{j}] = {f}: the program does not read it as a column (kind {code})")))?;
+                .ok_or_else(|| {
+                    FfiError::invalid(format!(
+                        "fields[{j}] = {f}: the program does not read it as a column (kind {code})"
+                    ))
+                })?;
                 let v = element(env, &values, j, kind.java_array(), kind.element_size(), "values")?;
                 let o = if kind.has_offsets() { Some(element(env, &offsets, j, "[I", 4, "offsets")?) } else { None };
                 let nl = element(env, &nulls, j, "[B", 1, "nulls")?;

@@ -31,7 +31,11 @@ pub extern "system" fn Java_io_sluice_jni_SluiceNative_abiVersion<'l>(_env: JNIE
 /// Mode 0 returns normally, 1 fails with an invalid-argument error, 2
 /// panics (caught and thrown as `SLUICE_ERR_PANIC`).
 #[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_SluiceNative_selfTest0<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, mode: jint) {
+pub extern "system" fn Java_io_sluice_jni_SluiceNative_selfTest0<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    mode: jint,
+) {
     jni_boundary!(env, "selfTest", (), {
         match mode {
             0 => Ok(()),

@@ -79,7 +79,8 @@ pub fn with_row_batch<R>(
     scratch: &mut RowBatchScratch,
     f: impl FnOnce(&[&[u8]], &[RowAddress]) -> FfiResult<R>,
 ) -> FfiResult<R> {
-    let n = usize::try_from(batch.num_rows).map_err(|_| FfiError::invalid(format!("numRows is negative ({})", batch.num_rows)))?;
+    let n = usize::try_from(batch.num_rows)
+        .map_err(|_| FfiError::invalid(format!("numRows is negative ({})", batch.num_rows)))?;
     read_addresses(env, batch.row_segment, batch.row_offset, batch.row_size, n, scratch)?;
     if batch.segments.is_null() {
         return Err(FfiError::null("segments"));
@@ -105,7 +106,10 @@ pub fn with_row_batch<R>(
         }
         for (row, a) in scratch.addresses.iter().enumerate() {
             let Some(len) = lens.get(a.segment) else {
-                return Err(FfiError::invalid(format!("row {row}: segment index {} out of range ({n_seg} segments)", a.segment)));
+                return Err(FfiError::invalid(format!(
+                    "row {row}: segment index {} out of range ({n_seg} segments)",
+                    a.segment
+                )));
             };
             if a.offset.checked_add(a.len).is_none_or(|end| end > *len) {
                 return Err(FfiError::invalid(format!(
@@ -133,7 +137,8 @@ fn read_addresses(
     scratch.addresses.clear();
     scratch.addresses.resize(n, RowAddress { segment: 0, offset: 0, len: 0 });
     scratch.ints.resize(n, 0);
-    let parts: [(&JIntArray<'_>, &str); 3] = [(row_segment, "rowSegment"), (row_offset, "rowOffset"), (row_size, "rowSize")];
+    let parts: [(&JIntArray<'_>, &str); 3] =
+        [(row_segment, "rowSegment"), (row_offset, "rowOffset"), (row_size, "rowSize")];
     for (k, (arr, name)) in parts.into_iter().enumerate() {
         if arr.is_null() {
             return Err(FfiError::null(name));
@@ -175,8 +180,13 @@ impl<'a, A: TypeArray, E> Pinned<'a, A, E> {
     /// `raw` is the current thread's valid `JNIEnv`; every array is a live,
     /// non-NULL local reference of length `lens[i]`; `E` is a plain integer
     /// type every bit pattern of `A` is valid for.
-    pub(crate) unsafe fn pin(raw: *mut jni::sys::JNIEnv, arrays: &'a [JPrimitiveArray<'a, A>], lens: &[usize]) -> FfiResult<Self> {
-        if std::mem::size_of::<E>() != std::mem::size_of::<A>() || std::mem::align_of::<E>() > std::mem::align_of::<A>() {
+    pub(crate) unsafe fn pin(
+        raw: *mut jni::sys::JNIEnv,
+        arrays: &'a [JPrimitiveArray<'a, A>],
+        lens: &[usize],
+    ) -> FfiResult<Self> {
+        if std::mem::size_of::<E>() != std::mem::size_of::<A>() || std::mem::align_of::<E>() > std::mem::align_of::<A>()
+        {
             return Err(FfiError::invalid("JNI: pinned element type does not match the Java array's"));
         }
         // SAFETY: `raw` is valid per the caller; the function table is
@@ -185,7 +195,8 @@ impl<'a, A: TypeArray, E> Pinned<'a, A, E> {
         let (Some(get), Some(_)) = (table.GetPrimitiveArrayCritical, table.ReleasePrimitiveArrayCritical) else {
             return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical missing"));
         };
-        let mut pinned = Pinned { raw, arrays, ptrs: Vec::with_capacity(arrays.len()), slices: Vec::with_capacity(arrays.len()) };
+        let mut pinned =
+            Pinned { raw, arrays, ptrs: Vec::with_capacity(arrays.len()), slices: Vec::with_capacity(arrays.len()) };
         for (arr, &len) in arrays.iter().zip(lens) {
             // SAFETY: `arr` is a live local reference to a primitive array
             // (caller's contract); critical regions may nest, and no other
@@ -223,18 +234,22 @@ impl<A: TypeArray, E> Drop for Pinned<'_, A, E> {
 
 /// Builds a `RowBlock(byte[] data, int[] offsets)` from `rows`.
 pub fn row_block<'l>(env: &mut JNIEnv<'l>, rows: &Rows) -> FfiResult<jobject> {
-    let too_big = || FfiError::new(
-        crate::error::sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
-        format!("{} bytes of rows exceed a Java array; use a smaller batch", rows.data.len()),
-    );
+    let too_big = || {
+        FfiError::new(
+            crate::error::sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
+            format!("{} bytes of rows exceed a Java array; use a smaller batch", rows.data.len()),
+        )
+    };
     let len = i32::try_from(rows.data.len()).map_err(|_| too_big())?;
     let data = env.new_byte_array(len)?;
     let bytes: &[i8] = as_i8(&rows.data);
     env.set_byte_array_region(&data, 0, bytes)?;
-    let offsets: Vec<i32> = rows.offsets.iter().map(|&o| i32::try_from(o).map_err(|_| too_big())).collect::<FfiResult<_>>()?;
+    let offsets: Vec<i32> =
+        rows.offsets.iter().map(|&o| i32::try_from(o).map_err(|_| too_big())).collect::<FfiResult<_>>()?;
     let offs = env.new_int_array(offsets.len() as i32)?;
     env.set_int_array_region(&offs, 0, &offsets)?;
-    let obj: JObject<'l> = env.new_object(ROW_BLOCK_CLASS, "([B[I)V", &[JValue::Object(&data), JValue::Object(&offs)])?;
+    let obj: JObject<'l> =
+        env.new_object(ROW_BLOCK_CLASS, "([B[I)V", &[JValue::Object(&data), JValue::Object(&offs)])?;
     Ok(obj.into_raw())
 }
 

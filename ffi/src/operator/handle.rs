@@ -201,7 +201,11 @@ impl KeyedOperator {
     ///
     /// # Errors
     /// A byte outside 0..=3, then as [`Self::push`].
-    pub fn push_bytes(&mut self, batch: &RecordBatch, row_kinds: Option<&[u8]>) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+    pub fn push_bytes(
+        &mut self,
+        batch: &RecordBatch,
+        row_kinds: Option<&[u8]>,
+    ) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
         let kinds = match row_kinds {
             Some(b) => row_kinds_from_bytes(b)?,
             None => vec![RowKind::Insert; batch.num_rows()],
@@ -215,7 +219,11 @@ impl KeyedOperator {
     /// # Errors
     /// A struct array with NULL rows (a Flink row is never NULL), then as
     /// [`Self::push_bytes`].
-    pub fn push_struct(&mut self, batch: &StructArray, row_kinds: Option<&[u8]>) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+    pub fn push_struct(
+        &mut self,
+        batch: &StructArray,
+        row_kinds: Option<&[u8]>,
+    ) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
         if batch.null_count() > 0 {
             return Err(FfiError::invalid(format!(
                 "batch has {} NULL rows; a Flink row cannot be NULL",

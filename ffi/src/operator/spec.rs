@@ -115,9 +115,7 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
     const COMMON: [&str; 4] = ["keys", "max_parallelism", "budget", "update_before"];
     let mut opts: Vec<(&str, &str)> = Vec::new();
     for w in words {
-        let (name, value) = w
-            .split_once('=')
-            .ok_or_else(|| spec_err(format!("`{w}` is not name=value")))?;
+        let (name, value) = w.split_once('=').ok_or_else(|| spec_err(format!("`{w}` is not name=value")))?;
         if !COMMON.contains(&name) && !allowed.contains(&name) {
             let mut known: Vec<&str> = COMMON.to_vec();
             known.extend_from_slice(allowed);
@@ -136,14 +134,13 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
         "" if op == "group_agg" => Vec::new(),
         k => columns(k, schema, "keys")?,
     };
-    let max_parallelism = match get("max_parallelism") {
-        None => 128,
-        Some(v) => v
-            .parse::<i32>()
-            .ok()
-            .filter(|m| (1..=MAX_MAX_PARALLELISM).contains(m))
-            .ok_or_else(|| spec_err(format!("max_parallelism=`{v}` is not an integer in 1..={MAX_MAX_PARALLELISM}")))?,
-    };
+    let max_parallelism =
+        match get("max_parallelism") {
+            None => 128,
+            Some(v) => v.parse::<i32>().ok().filter(|m| (1..=MAX_MAX_PARALLELISM).contains(m)).ok_or_else(|| {
+                spec_err(format!("max_parallelism=`{v}` is not an integer in 1..={MAX_MAX_PARALLELISM}"))
+            })?,
+        };
     let budget = match get("budget") {
         None => None,
         Some(v) => Some(v.parse::<usize>().map_err(|_| spec_err(format!("budget=`{v}` is not a byte count")))?),
@@ -229,7 +226,8 @@ fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
     }
     s.split(',')
         .map(|a| {
-            let (f, arg) = call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` of aggs=`{s}` is not function(column)")))?;
+            let (f, arg) =
+                call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` of aggs=`{s}` is not function(column)")))?;
             if f == "count" && arg == "*" {
                 return Ok(AggSpec::count_star());
             }
@@ -270,25 +268,56 @@ mod tests {
     #[test]
     fn parses_every_operator() {
         let s = schema();
-        let g = parse("group_agg keys=0,name aggs=count(*),sum(2),max(name) budget=4096 max_parallelism=256", &s).unwrap();
+        let g =
+            parse("group_agg keys=0,name aggs=count(*),sum(2),max(name) budget=4096 max_parallelism=256", &s).unwrap();
         assert_eq!(g.keys, vec![0, 1]);
         assert_eq!((g.max_parallelism, g.budget, g.update_before), (256, Some(4096), true));
         assert_eq!(
             g.kind,
-            SpecKind::GroupAgg { aggs: vec![AggSpec::count_star(), AggSpec::sum(2), AggSpec::max(1)], retractable: true }
+            SpecKind::GroupAgg {
+                aggs: vec![AggSpec::count_star(), AggSpec::sum(2), AggSpec::max(1)],
+                retractable: true
+            }
         );
         let global = parse("group_agg keys= aggs=count(*)", &s).unwrap();
         assert!(global.keys.is_empty());
         let n = parse("  normalize   keys=id update_before=false ", &s).unwrap();
-        assert_eq!((n.kind, n.keys, n.max_parallelism, n.budget, n.update_before), (SpecKind::Normalize { drop_equal_update_after: true }, vec![0], 128, None, false));
+        assert_eq!(
+            (n.kind, n.keys, n.max_parallelism, n.budget, n.update_before),
+            (SpecKind::Normalize { drop_equal_update_after: true }, vec![0], 128, None, false)
+        );
         let n = parse("normalize keys=id equal_update_after=emit", &s).unwrap();
         assert_eq!(n.kind, SpecKind::Normalize { drop_equal_update_after: false });
         let d = parse("dedup keys=1 keep=first order=rowtime(ts) insert=false", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::First, order: DedupOrder::RowTime { column: 3 }, insert: false, backend: StateBackendKind::HashMap });
+        assert_eq!(
+            d.kind,
+            SpecKind::Dedup {
+                keep: Keep::First,
+                order: DedupOrder::RowTime { column: 3 },
+                insert: false,
+                backend: StateBackendKind::HashMap
+            }
+        );
         let d = parse("dedup keys=1 keep=last", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::HashMap });
+        assert_eq!(
+            d.kind,
+            SpecKind::Dedup {
+                keep: Keep::Last,
+                order: DedupOrder::ProcTime,
+                insert: true,
+                backend: StateBackendKind::HashMap
+            }
+        );
         let d = parse("dedup keys=1 keep=last backend=rocksdb", &s).unwrap();
-        assert_eq!(d.kind, SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend: StateBackendKind::RocksDb });
+        assert_eq!(
+            d.kind,
+            SpecKind::Dedup {
+                keep: Keep::Last,
+                order: DedupOrder::ProcTime,
+                insert: true,
+                backend: StateBackendKind::RocksDb
+            }
+        );
         assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().message.contains("backend=`heap`"));
     }
 

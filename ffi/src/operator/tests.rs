@@ -107,7 +107,8 @@ fn global_aggregate_is_one_group() {
 #[test]
 fn group_agg_retracts_to_delete() {
     let mut op = KeyedOperator::new(schema(), "group_agg keys=0 aggs=sum(1) update_before=true").unwrap();
-    let (out, kinds) = op.push(&batch(&[("a", Some(5), 0), ("a", Some(5), 0)]), &[RowKind::Insert, RowKind::Delete]).unwrap();
+    let (out, kinds) =
+        op.push(&batch(&[("a", Some(5), 0), ("a", Some(5), 0)]), &[RowKind::Insert, RowKind::Delete]).unwrap();
     assert_eq!(kinds, vec![RowKind::Insert, RowKind::Delete]);
     assert_eq!(ints(&out, 1), vec![Some(5), Some(5)]);
     assert_eq!(op.num_keys(), 0);

@@ -62,9 +62,9 @@ use crate::error::{invalid_arg, Error, Result};
 
 mod fill;
 
-use fill::{dispatch_concat, dispatch_concat_ws, RowSrc};
 #[doc(hidden)]
 pub use fill::NullFill;
+use fill::{dispatch_concat, dispatch_concat_ws, RowSrc};
 
 /// Bytes of slack after the values so that short copies may write whole
 /// 16-byte vectors.
@@ -390,10 +390,7 @@ fn classify<'a>(datums: &[&'a dyn Datum], arena: &'a mut Vec<u8>) -> Result<Args
         if is_scalar {
             if let Some((start, len)) = at {
                 let s = &arena[start..start + len + SLACK];
-                pieces.push(Piece {
-                    src: Src::Scalar { ptr: s.as_ptr(), len, avail: s.len() },
-                    nulls: None,
-                });
+                pieces.push(Piece { src: Src::Scalar { ptr: s.as_ptr(), len, avail: s.len() }, nulls: None });
             }
             continue;
         }
@@ -447,7 +444,10 @@ impl<O: OffsetSizeTrait> Out<O> {
     /// large values buffer is pre-faulted (see `crate::prefault`); otherwise
     /// it is only offered huge pages.
     fn new(rows: usize, capacity: usize, exact: bool) -> Self {
-        let mut out = Out { offsets: Vec::with_capacity(rows + 1 + fill::OFFSETS_SLACK), values: Vec::with_capacity(capacity + SLACK) };
+        let mut out = Out {
+            offsets: Vec::with_capacity(rows + 1 + fill::OFFSETS_SLACK),
+            values: Vec::with_capacity(capacity + SLACK),
+        };
         crate::prefault::prefault_spare(&mut out.offsets);
         if exact {
             crate::prefault::prefault_spare(&mut out.values);
@@ -497,11 +497,8 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum], null_fill: NullFill) -
     }
     // With NULL rows, `total` is an upper bound of what is written; only the
     // written size must fit the offsets.
-    let capacity = if nulls.is_some() && total > O::MAX_OFFSET {
-        exact_total(&args.pieces, n, nulls.as_ref())
-    } else {
-        total
-    };
+    let capacity =
+        if nulls.is_some() && total > O::MAX_OFFSET { exact_total(&args.pieces, n, nulls.as_ref()) } else { total };
     check_total::<O>(capacity)?;
 
     let mut out = Out::<O>::new(n, capacity, nulls.is_none());
@@ -518,7 +515,10 @@ fn concat_impl<O: OffsetSizeTrait>(datums: &[&dyn Datum], null_fill: NullFill) -
             // Columns only (no scalar): one register fewer per argument,
             // which keeps the three- and four-argument loops out of spills.
             Some(flat) if flat.iter().all(|f| f.stride == 1) => {
-                let cols: Vec<Col> = flat.iter().map(|f| Col { offsets: f.offsets, values: f.values, values_len: f.values_len }).collect();
+                let cols: Vec<Col> = flat
+                    .iter()
+                    .map(|f| Col { offsets: f.offsets, values: f.values, values_len: f.values_len })
+                    .collect();
                 dispatch_concat(&cols, n, fill, base, offs)
             }
             Some(flat) => dispatch_concat(&flat, n, fill, base, offs),
@@ -556,10 +556,7 @@ fn concat_ws_impl<O: OffsetSizeTrait>(sep: &dyn Datum, datums: &[&dyn Datum]) ->
     // Row count: the separator's if it is an array, the arguments' otherwise.
     let n = match (sep_is_array, datums.iter().any(|d| !d.get().1)) {
         (true, true) if sep_args.rows != args.rows => {
-            return Err(invalid_arg(format!(
-                "separator has {} rows, the arguments {}",
-                sep_args.rows, args.rows
-            )))
+            return Err(invalid_arg(format!("separator has {} rows, the arguments {}", sep_args.rows, args.rows)))
         }
         (true, _) => sep_args.rows,
         (false, _) => args.rows,

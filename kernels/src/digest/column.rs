@@ -61,11 +61,7 @@ pub(super) fn hex_column<C: ByteColumn, H: OneShot>(col: &C) -> Result<StringArr
 /// hex written at its row's offset as its lane finishes.
 ///
 /// `total` is the checked value length (`HEX_LEN` × non-NULL rows).
-fn hex_column_many<C: ByteColumn, H: OneShot>(
-    col: &C,
-    nulls: Option<NullBuffer>,
-    total: usize,
-) -> StringArray {
+fn hex_column_many<C: ByteColumn, H: OneShot>(col: &C, nulls: Option<NullBuffer>, total: usize) -> StringArray {
     let n = col.len();
     let mut offsets: Vec<i32> = Vec::with_capacity(n + 1);
     match &nulls {

@@ -18,24 +18,32 @@ const MD5_IV: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 /// SHA-1 initial state (FIPS 180-4 §5.3.1).
 const SHA1_IV: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
 /// SHA-224 initial state (FIPS 180-4 §5.3.2).
-const SHA224_IV: [u32; 8] = [
-    0xc105_9ed8, 0x367c_d507, 0x3070_dd17, 0xf70e_5939, 0xffc0_0b31, 0x6858_1511, 0x64f9_8fa7,
-    0xbefa_4fa4,
-];
+const SHA224_IV: [u32; 8] =
+    [0xc105_9ed8, 0x367c_d507, 0x3070_dd17, 0xf70e_5939, 0xffc0_0b31, 0x6858_1511, 0x64f9_8fa7, 0xbefa_4fa4];
 /// SHA-256 initial state (FIPS 180-4 §5.3.3).
-const SHA256_IV: [u32; 8] = [
-    0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
-    0x5be0_cd19,
-];
+const SHA256_IV: [u32; 8] =
+    [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19];
 /// SHA-384 initial state (FIPS 180-4 §5.3.4).
 const SHA384_IV: [u64; 8] = [
-    0xcbbb_9d5d_c105_9ed8, 0x629a_292a_367c_d507, 0x9159_015a_3070_dd17, 0x152f_ecd8_f70e_5939,
-    0x6733_2667_ffc0_0b31, 0x8eb4_4a87_6858_1511, 0xdb0c_2e0d_64f9_8fa7, 0x47b5_481d_befa_4fa4,
+    0xcbbb_9d5d_c105_9ed8,
+    0x629a_292a_367c_d507,
+    0x9159_015a_3070_dd17,
+    0x152f_ecd8_f70e_5939,
+    0x6733_2667_ffc0_0b31,
+    0x8eb4_4a87_6858_1511,
+    0xdb0c_2e0d_64f9_8fa7,
+    0x47b5_481d_befa_4fa4,
 ];
 /// SHA-512 initial state (FIPS 180-4 §5.3.5).
 const SHA512_IV: [u64; 8] = [
-    0x6a09_e667_f3bc_c908, 0xbb67_ae85_84ca_a73b, 0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1,
-    0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179,
+    0x6a09_e667_f3bc_c908,
+    0xbb67_ae85_84ca_a73b,
+    0x3c6e_f372_fe94_f82b,
+    0xa54f_f53a_5f1d_36f1,
+    0x510e_527f_ade6_82d1,
+    0x9b05_688c_2b3e_6c1f,
+    0x1f83_d9ab_fb41_bd6b,
+    0x5be0_cd19_137e_2179,
 ];
 
 /// The largest digest (SHA-512), in bytes.
@@ -171,11 +179,7 @@ pub(crate) trait OneShot {
     /// Hashes the non-NULL rows among `0..n` in vector lanes
     /// ([`crate::multibuffer`]): `emit(i, digest)` once per non-NULL row, in
     /// completion order.
-    fn hash_many<'a>(
-        n: usize,
-        rows: impl Fn(usize) -> Option<&'a [u8]>,
-        emit: impl FnMut(usize, &[u8]),
-    );
+    fn hash_many<'a>(n: usize, rows: impl Fn(usize) -> Option<&'a [u8]>, emit: impl FnMut(usize, &[u8]));
 }
 
 macro_rules! one_shot {
@@ -195,11 +199,7 @@ macro_rules! one_shot {
                 crate::multibuffer::prefer_many(DigestAlgorithm::$ty, rows)
             }
             #[inline]
-            fn hash_many<'a>(
-                n: usize,
-                rows: impl Fn(usize) -> Option<&'a [u8]>,
-                mut emit: impl FnMut(usize, &[u8]),
-            ) {
+            fn hash_many<'a>(n: usize, rows: impl Fn(usize) -> Option<&'a [u8]>, mut emit: impl FnMut(usize, &[u8])) {
                 crate::multibuffer::$many(n, rows, |i, d| emit(i, d))
             }
         }

@@ -91,10 +91,7 @@ pub(super) fn sha2(input: &dyn Datum, width: &dyn Datum) -> Result<StringArray> 
     // Width column: one width per row.
     let n = width.len();
     if !input_scalar && input.len() != n {
-        return Err(invalid_arg(format!(
-            "sha2: input has {} rows but the width column has {n}",
-            input.len()
-        )));
+        return Err(invalid_arg(format!("sha2: input has {} rows but the width column has {n}", input.len())));
     }
     let Some(widths) = widths else {
         return crate::with_byte_column!(input, true, |_c| Ok(all_null(n)));
@@ -239,4 +236,3 @@ fn fill_broadcast<'a>(
         }
     }
 }
-

@@ -118,10 +118,7 @@ fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) 
     let rows = offsets.len().saturating_sub(1);
     if let Some(n) = nulls {
         if n.len() != rows {
-            return Err(invalid_arg(format!(
-                "validity has {} entries but the offsets describe {rows} rows",
-                n.len()
-            )));
+            return Err(invalid_arg(format!("validity has {} entries but the offsets describe {rows} rows", n.len())));
         }
     }
     let Some(&first) = offsets.first() else { return Ok(0) };
@@ -132,10 +129,7 @@ fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) 
     // when it fails.
     if !offsets.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1])) {
         if let Some((row, w)) = offsets.windows(2).enumerate().find(|(_, w)| w[1] < w[0]) {
-            return Err(invalid_arg(format!(
-                "offsets decrease at row {row}: start {} > end {}",
-                w[0], w[1]
-            )));
+            return Err(invalid_arg(format!("offsets decrease at row {row}: start {} > end {}", w[0], w[1])));
         }
     }
     let last = offsets[rows];

@@ -214,11 +214,8 @@ impl CachedEncoder {
 
     /// The state a batch starts from: the owned cached value, if any.
     pub(super) fn start_run(&self) -> Run {
-        let (prev_len, prev_bytes_len) = if self.has_prev {
-            (self.prev_units.len(), self.prev_utf8.len())
-        } else {
-            (usize::MAX, 0)
-        };
+        let (prev_len, prev_bytes_len) =
+            if self.has_prev { (self.prev_units.len(), self.prev_utf8.len()) } else { (usize::MAX, 0) };
         Run {
             hits: 0,
             misses: 0,

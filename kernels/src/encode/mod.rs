@@ -164,9 +164,7 @@ impl Level {
             #[cfg(target_arch = "x86_64")]
             Level::Avx2 => arch::x86_64::has_avx2().then_some(arch::x86_64::encode::encode_avx2 as EncodeFn),
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => {
-                arch::x86_64::has_avx512().then_some(arch::x86_64::encode::encode_avx512 as EncodeFn)
-            }
+            Level::Avx512 => arch::x86_64::has_avx512().then_some(arch::x86_64::encode::encode_avx512 as EncodeFn),
             #[cfg(not(target_arch = "x86_64"))]
             _ => None,
         }
@@ -232,7 +230,15 @@ pub mod forced {
         cache: &mut CachedEncoder,
     ) -> Result<StringArray> {
         let k = kernel(level)?;
-        batch::encode_batch(Some(k), Sizing::default(), i32::MAX as usize, units, offsets, nulls, Some((cache, Some(level))))
+        batch::encode_batch(
+            Some(k),
+            Sizing::default(),
+            i32::MAX as usize,
+            units,
+            offsets,
+            nulls,
+            Some((cache, Some(level))),
+        )
     }
 
     /// [`CachedEncoder::encode_into`] at `level`.

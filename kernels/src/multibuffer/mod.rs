@@ -108,8 +108,7 @@ impl Level {
     fn detect_uncached() -> Level {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
-            {
+            if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
                 return Level::Avx512;
             }
             if std::is_x86_feature_detected!("avx2") {
@@ -123,13 +122,8 @@ impl Level {
 /// Runs `A` at `level` (clamped to what the CPU has) with the compression
 /// function `pick` chooses, or single-stream when it chooses none.
 #[inline(always)]
-fn dispatch<'a, A, R, E>(
-    level: Level,
-    pick: fn(Level) -> Option<Kernel<A::W>>,
-    n: usize,
-    rows: R,
-    emit: E,
-) where
+fn dispatch<'a, A, R, E>(level: Level, pick: fn(Level) -> Option<Kernel<A::W>>, n: usize, rows: R, emit: E)
+where
     A: Algo,
     R: Fn(usize) -> Option<&'a [u8]>,
     E: FnMut(usize, &A::Out),
@@ -188,9 +182,7 @@ fn auto_level(family: Family) -> Level {
         v => Level::from_u8(v).min(Level::detect()),
     };
     match family {
-        Family::Sha1 | Family::Sha256 if level < Level::Avx512 && has_sha_ni() => {
-            Level::Portable
-        }
+        Family::Sha1 | Family::Sha256 if level < Level::Avx512 && has_sha_ni() => Level::Portable,
         _ => level,
     }
 }

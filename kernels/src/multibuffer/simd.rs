@@ -395,14 +395,10 @@ pub(crate) mod avx2 {
     #[derive(Clone, Copy)]
     pub(crate) struct V4x64(__m256i);
 
-    const BSWAP32: [u8; 32] = [
-        3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
-        15, 14, 13, 12,
-    ];
-    const BSWAP64: [u8; 32] = [
-        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
-        12, 11, 10, 9, 8,
-    ];
+    const BSWAP32: [u8; 32] =
+        [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
+    const BSWAP64: [u8; 32] =
+        [7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8];
 
     // SAFETY: every method is only called under the trait contract (AVX2
     // enabled and present).
@@ -488,10 +484,8 @@ pub(crate) mod avx2 {
                         u[4 * g + 3] = _mm256_unpackhi_epi64(t1, t3);
                     }
                     for j in 0..4 {
-                        out[8 * half + j] =
-                            V8x32(_mm256_permute2x128_si256::<0x20>(u[j], u[4 + j]));
-                        out[8 * half + 4 + j] =
-                            V8x32(_mm256_permute2x128_si256::<0x31>(u[j], u[4 + j]));
+                        out[8 * half + j] = V8x32(_mm256_permute2x128_si256::<0x20>(u[j], u[4 + j]));
+                        out[8 * half + 4 + j] = V8x32(_mm256_permute2x128_si256::<0x31>(u[j], u[4 + j]));
                     }
                 }
                 out

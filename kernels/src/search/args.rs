@@ -31,12 +31,7 @@ impl<'a> StrArg<'a> {
             DataType::Utf8 => StrArg::Utf8(a.as_string::<i32>()),
             DataType::LargeUtf8 => StrArg::Large(a.as_string::<i64>()),
             DataType::Utf8View => StrArg::View(a.as_string_view()),
-            other => {
-                return Err(invalid_arg(format!(
-                    "{what}: {}",
-                    unsupported_type(other, false)
-                )))
-            }
+            other => return Err(invalid_arg(format!("{what}: {}", unsupported_type(other, false)))),
         };
         if !scalar {
             return Ok(arg);
@@ -245,9 +240,7 @@ pub(crate) fn output_len(lens: &[Option<usize>]) -> Result<usize> {
         match len {
             None => len = Some(*l),
             Some(n) if n != *l => {
-                return Err(invalid_arg(format!(
-                    "array arguments must have the same length, got {n} and {l}"
-                )))
+                return Err(invalid_arg(format!("array arguments must have the same length, got {n} and {l}")))
             }
             Some(_) => {}
         }
@@ -316,6 +309,8 @@ impl Utf8Out {
         // current length) and end at `values.len()` (checked ≤ i32::MAX in
         // `end_row`); the values are concatenations of slices of UTF-8
         // inputs cut at character boundaries plus ASCII bytes, so UTF-8.
-        unsafe { StringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets), Buffer::from_vec(self.values), nulls) }
+        unsafe {
+            StringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets), Buffer::from_vec(self.values), nulls)
+        }
     }
 }

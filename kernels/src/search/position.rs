@@ -203,9 +203,7 @@ fn locate_rows<H: Rows, N: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
 ) -> Vec<i32> {
     // NULL rows are computed too (on whatever bytes they hold): no branch
     // on the mask, and the result is hidden by the output's NULL mask.
-    (0..len)
-        .map(|i| (index_of(hay.row(i), needle.row(i), from.get(i).wrapping_sub(1), find) + 1) as i32)
-        .collect()
+    (0..len).map(|i| (index_of(hay.row(i), needle.row(i), from.get(i).wrapping_sub(1), find) + 1) as i32).collect()
 }
 
 /// `INSTR(str, sub[, start[, nth]])` = `SqlFunctionUtils.instr(str, sub,
@@ -226,12 +224,7 @@ fn locate_rows<H: Rows, N: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
 ///
 /// # Errors
 /// As above, plus argument type/length errors.
-pub fn instr(
-    s: &dyn Datum,
-    sub: &dyn Datum,
-    start: Option<&dyn Datum>,
-    nth: Option<&dyn Datum>,
-) -> Result<Int32Array> {
+pub fn instr(s: &dyn Datum, sub: &dyn Datum, start: Option<&dyn Datum>, nth: Option<&dyn Datum>) -> Result<Int32Array> {
     let s = StrArg::new(s, "INSTR str")?;
     let sub = StrArg::new(sub, "INSTR substring")?;
     let start = match start {

@@ -79,11 +79,8 @@ fn split_rows<H: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
     nulls: &mut NullBufferBuilder,
 ) -> Result<()> {
     for i in 0..len {
-        let tok = if in_nulls.is_some_and(|n| n.is_null(i)) {
-            None
-        } else {
-            token(s.row(i), sep.get(i), idx.get(i), find)
-        };
+        let tok =
+            if in_nulls.is_some_and(|n| n.is_null(i)) { None } else { token(s.row(i), sep.get(i), idx.get(i), find) };
         match tok {
             Some(t) => {
                 out.values.extend_from_slice(t);

@@ -38,8 +38,8 @@ pub fn ints(rows: &[Option<i32>], pad: usize) -> ArrayRef {
 /// candidates, line terminators and Java whitespace (and non-whitespace
 /// look-alikes).
 pub const ALPHABET: &[char] = &[
-    'a', 'b', 'a', 'b', 'c', 'ñ', '€', '😀', '𝄞', '\n', '\r', '_', '%', '\\', '!', ' ', '\t', '\u{85}',
-    '\u{2028}', '\u{2029}', '\u{3000}', '\u{a0}', '\u{2007}', '\u{1680}', ',',
+    'a', 'b', 'a', 'b', 'c', 'ñ', '€', '😀', '𝄞', '\n', '\r', '_', '%', '\\', '!', ' ', '\t', '\u{85}', '\u{2028}',
+    '\u{2029}', '\u{3000}', '\u{a0}', '\u{2007}', '\u{1680}', ',',
 ];
 
 pub fn text(max: usize) -> impl Strategy<Value = String> {

@@ -66,13 +66,7 @@ pub(super) fn plan(fields: &[Node], nb: usize, fixed_size: usize, skip: &dyn Fn(
             let pos = nb + 8 * j;
             // holds by construction of the row layout; checked so the
             // unchecked reads below never depend on it silently
-            (byte < nb && pos + 8 <= fixed_size).then_some(FlatCol {
-                j,
-                pos,
-                byte,
-                mask,
-                nullable: node.ty.nullable,
-            })
+            (byte < nb && pos + 8 <= fixed_size).then_some(FlatCol { j, pos, byte, mask, nullable: node.ty.nullable })
         })
         .collect()
 }

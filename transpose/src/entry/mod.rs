@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use arrow_array::types::*;
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Decimal128Array, FixedSizeBinaryArray, ListArray,
-    MapArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
+    ArrayRef, BinaryArray, BooleanArray, Decimal128Array, FixedSizeBinaryArray, ListArray, MapArray, PrimitiveArray,
+    RecordBatch, RecordBatchOptions, StringArray, StructArray,
 };
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, TimeUnit};
@@ -22,8 +22,8 @@ use crate::converter::{Node, RowConverter, ValuesSizing};
 use crate::error::{Error, Result};
 use crate::layout::{decimal_fits, null_bits_width, row_null_bit};
 use crate::reader::{
-    bytes_at, decimal_at, le_at, nested_at, timestamp_at, u64_at, BinaryArray as BinArr,
-    BinaryMap as BinMap, BinaryRow, Fault,
+    bytes_at, decimal_at, le_at, nested_at, timestamp_at, u64_at, BinaryArray as BinArr, BinaryMap as BinMap,
+    BinaryRow, Fault,
 };
 use crate::row_kind::RowKind;
 use crate::types::TypeKind;
@@ -228,7 +228,11 @@ impl Builder {
                 let x = match node.ty.kind {
                     TypeKind::Time(p) => {
                         let ms = i32::from_le_bytes(le_at::<4>(base, pos).map_err(at)?) as i64;
-                        if p <= 6 { ms * 1_000 } else { ms * 1_000_000 }
+                        if p <= 6 {
+                            ms * 1_000
+                        } else {
+                            ms * 1_000_000
+                        }
                     }
                     TypeKind::Timestamp(p) | TypeKind::TimestampLtz(p) => {
                         let (ms, nanos) = timestamp_at(base, pos, p).map_err(at)?;
@@ -291,17 +295,14 @@ impl Builder {
             }
             Col::Map { offsets, keys, values } => {
                 let (kn, vn) = (&node.children[0], &node.children[1]);
-                let map = nested_at(base, pos)
-                    .and_then(|b| BinMap::parse(b, kn.width(), vn.width()))
-                    .map_err(at)?;
+                let map = nested_at(base, pos).and_then(|b| BinMap::parse(b, kn.width(), vn.width())).map_err(at)?;
                 keys.push_array(kn, &map.keys, row)?;
                 values.push_array(vn, &map.values, row)?;
                 offsets.push(keys.len as i32);
             }
             Col::Struct(children) => {
-                let nested = nested_at(base, pos)
-                    .and_then(|b| BinaryRow::nested(b, node.children.len()))
-                    .map_err(at)?;
+                let nested =
+                    nested_at(base, pos).and_then(|b| BinaryRow::nested(b, node.children.len())).map_err(at)?;
                 let bytes = nested.bytes();
                 for (j, (c, cn)) in children.iter_mut().zip(&node.children).enumerate() {
                     if nested.is_null(j) {
@@ -463,15 +464,9 @@ impl Builder {
             }
             (Col::I64(v), DataType::Timestamp(unit, _)) => match unit {
                 TimeUnit::Second => Arc::new(PrimitiveArray::<TimestampSecondType>::new(v.into(), nulls)),
-                TimeUnit::Millisecond => {
-                    Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(v.into(), nulls))
-                }
-                TimeUnit::Microsecond => {
-                    Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(v.into(), nulls))
-                }
-                TimeUnit::Nanosecond => {
-                    Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(v.into(), nulls))
-                }
+                TimeUnit::Millisecond => Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(v.into(), nulls)),
+                TimeUnit::Microsecond => Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(v.into(), nulls)),
+                TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(v.into(), nulls)),
             },
             (Col::I64(v), _) => Arc::new(PrimitiveArray::<Int64Type>::new(v.into(), nulls)),
             (Col::F32(v), _) => Arc::new(PrimitiveArray::<Float32Type>::new(v.into(), nulls)),
@@ -529,11 +524,8 @@ impl Builder {
                 )?)
             }
             (Col::Struct(children), DataType::Struct(fields)) => {
-                let arrays = children
-                    .into_iter()
-                    .zip(&node.children)
-                    .map(|(c, n)| c.finish(n))
-                    .collect::<Result<Vec<_>>>()?;
+                let arrays =
+                    children.into_iter().zip(&node.children).map(|(c, n)| c.finish(n)).collect::<Result<Vec<_>>>()?;
                 Arc::new(StructArray::try_new_with_length(fields.clone(), arrays, nulls, len)?)
             }
             _ => return unreachable_kind(),
@@ -702,12 +694,8 @@ impl RowConverter {
         nb: usize,
         skip: &dyn Fn(usize) -> bool,
     ) -> Result<()> {
-        let cols: Vec<usize> = (0..self.fields.len())
-            .filter(|&j| {
-                !skip(j) &&
-                is_bytes(&self.fields[j].ty.kind)
-            })
-            .collect();
+        let cols: Vec<usize> =
+            (0..self.fields.len()).filter(|&j| !skip(j) && is_bytes(&self.fields[j].ty.kind)).collect();
         if cols.is_empty() {
             return Ok(());
         }

@@ -347,10 +347,7 @@ impl RowSource for Segmented<'_> {
     }
     #[inline(always)]
     fn row(&self, i: usize) -> Result<&[u8]> {
-        let a = self
-            .rows
-            .get(i)
-            .ok_or_else(|| Error::InvalidArgument(format!("row {i} out of range")))?;
+        let a = self.rows.get(i).ok_or_else(|| Error::InvalidArgument(format!("row {i} out of range")))?;
         let seg = self.segments.get(a.segment).ok_or_else(|| {
             Error::InvalidArgument(format!("row {i}: segment {} of {}", a.segment, self.segments.len()))
         })?;
@@ -366,4 +363,3 @@ impl RowSource for Segmented<'_> {
         }
     }
 }
-

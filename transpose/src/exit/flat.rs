@@ -207,7 +207,8 @@ pub(super) fn write_rows(accs: &[Acc<'_>], n: usize, kinds: Option<&[RowKind]>, 
                 Src::Bytes { offsets, values } => {
                     // SAFETY: `i + 1 < offsets.len()` (`plan`); offsets are
                     // non-decreasing, >= 0 and end inside `values` (checked above).
-                    let (s, e) = unsafe { (*offsets.get_unchecked(i) as usize, *offsets.get_unchecked(i + 1) as usize) };
+                    let (s, e) =
+                        unsafe { (*offsets.get_unchecked(i) as usize, *offsets.get_unchecked(i + 1) as usize) };
                     // SAFETY: as just above, `s <= e <= values.len()`.
                     let b = unsafe { values.get_unchecked(s..e) };
                     let len = b.len();

@@ -11,8 +11,8 @@ use arrow_schema::{DataType, TimeUnit};
 use crate::converter::{Node, RowConverter};
 use crate::error::{Error, Result};
 use crate::layout::{
-    array_header_size, array_null_bit, decimal_fits, decimal_to_be_bytes, null_bits_width, round8,
-    row_null_bit, MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, MAX_INLINE,
+    array_header_size, array_null_bit, decimal_fits, decimal_to_be_bytes, null_bits_width, round8, row_null_bit,
+    MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, MAX_INLINE,
 };
 use crate::row_kind::RowKind;
 use crate::types::TypeKind;
@@ -86,14 +86,30 @@ pub(crate) enum Vals<'a> {
     F32(&'a [f32]),
     F64(&'a [f64]),
     Dec(&'a [i128]),
-    Bytes32 { offsets: &'a [i32], values: &'a [u8] },
-    Bytes64 { offsets: &'a [i64], values: &'a [u8] },
+    Bytes32 {
+        offsets: &'a [i32],
+        values: &'a [u8],
+    },
+    Bytes64 {
+        offsets: &'a [i64],
+        values: &'a [u8],
+    },
     StrView(&'a arrow_array::StringViewArray),
     BinView(&'a arrow_array::BinaryViewArray),
     Fixed(&'a FixedSizeBinaryArray),
-    List32 { offsets: &'a [i32], child: Box<Acc<'a>> },
-    List64 { offsets: &'a [i64], child: Box<Acc<'a>> },
-    Map { offsets: &'a [i32], keys: Box<Acc<'a>>, values: Box<Acc<'a>> },
+    List32 {
+        offsets: &'a [i32],
+        child: Box<Acc<'a>>,
+    },
+    List64 {
+        offsets: &'a [i64],
+        child: Box<Acc<'a>>,
+    },
+    Map {
+        offsets: &'a [i32],
+        keys: Box<Acc<'a>>,
+        values: Box<Acc<'a>>,
+    },
     Struct(Vec<Acc<'a>>),
 }
 
@@ -104,10 +120,7 @@ pub(crate) struct Acc<'a> {
 }
 
 fn mismatch(node: &Node, dt: &DataType) -> Error {
-    Error::Unsupported(format!(
-        "field {}: Flink type {} cannot be written from Arrow type {dt}",
-        node.path, node.ty
-    ))
+    Error::Unsupported(format!("field {}: Flink type {} cannot be written from Arrow type {dt}", node.path, node.ty))
 }
 
 impl<'a> Acc<'a> {
@@ -475,7 +488,14 @@ fn write_value(
 /// `Utf8` / `Binary` strings) without the general dispatch; `None` hands
 /// the value to [`write_value`].
 #[inline(always)]
-fn write_fast(out: &mut Vec<u8>, base: usize, pos: usize, node: &Node, acc: &Acc<'_>, i: usize) -> Option<Result<bool>> {
+fn write_fast(
+    out: &mut Vec<u8>,
+    base: usize,
+    pos: usize,
+    node: &Node,
+    acc: &Acc<'_>,
+    i: usize,
+) -> Option<Result<bool>> {
     match (&acc.vals, &node.ty.kind) {
         (Vals::I64(v), _) => put(out, pos, v.get(i)?.to_le_bytes()),
         (Vals::F64(v), _) => put(out, pos, v.get(i)?.to_bits().to_le_bytes()),
@@ -492,12 +512,7 @@ fn write_fast(out: &mut Vec<u8>, base: usize, pos: usize, node: &Node, acc: &Acc
 /// Writes a nested item with `f` at the end of `out`, pads it to 8 and puts
 /// `(offset << 32) | unpadded size` at `pos` (`writeSegmentsToVarLenPart`).
 #[inline]
-fn write_nested(
-    out: &mut Vec<u8>,
-    base: usize,
-    pos: usize,
-    f: impl FnOnce(&mut Vec<u8>) -> Result<()>,
-) -> Result<()> {
+fn write_nested(out: &mut Vec<u8>, base: usize, pos: usize, f: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<()> {
     let off = var_offset(out, base)?;
     let start = out.len();
     f(out)?;
@@ -590,11 +605,7 @@ impl RowConverter {
                 self.fields.len()
             )));
         }
-        self.fields
-            .iter()
-            .zip(batch.columns())
-            .map(|(n, c)| Acc::bind(n, c.as_ref()))
-            .collect()
+        self.fields.iter().zip(batch.columns()).map(|(n, c)| Acc::bind(n, c.as_ref())).collect()
     }
 
     /// Exit transpose: every row of `batch` as a `BinaryRowData`, back to

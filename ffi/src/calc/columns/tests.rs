@@ -26,10 +26,19 @@ fn types() -> Vec<FlinkType> {
 
 /// Strings around the 7/8-byte inline boundary, empty, NULL, multi-byte.
 fn input() -> (RecordBatch, Vec<RowKind>) {
-    let s = vec![Some("abc"), None, Some("héllo wörld, long enough"), Some(""), Some("1234567"), Some("12345678"), Some("𝄞x")];
+    let s = vec![
+        Some("abc"),
+        None,
+        Some("héllo wörld, long enough"),
+        Some(""),
+        Some("1234567"),
+        Some("12345678"),
+        Some("𝄞x"),
+    ];
     let t = vec![Some("x"), Some("y"), None, Some("𝄞"), Some(""), None, Some("abcdefgh")];
     let w = vec![Some(256), Some(224), None, Some(1), Some(512), Some(224), Some(384)];
-    let b: Vec<Option<&[u8]>> = vec![Some(b"\xff\x00"), None, Some(b""), Some(b"12345678"), None, Some(b"z"), Some(b"\x80")];
+    let b: Vec<Option<&[u8]>> =
+        vec![Some(b"\xff\x00"), None, Some(b""), Some(b"12345678"), None, Some(b"z"), Some(b"\x80")];
     let conv = RowConverter::from_flink_types(&NAMES, &types()).unwrap();
     let cols: Vec<ArrayRef> = vec![
         Arc::new(StringArray::from(s)),
@@ -38,7 +47,15 @@ fn input() -> (RecordBatch, Vec<RowKind>) {
         Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6, i64::MIN])),
         Arc::new(BinaryArray::from(b)),
     ];
-    let kinds = vec![RowKind::Insert, RowKind::UpdateBefore, RowKind::UpdateAfter, RowKind::Delete, RowKind::Insert, RowKind::Insert, RowKind::Delete];
+    let kinds = vec![
+        RowKind::Insert,
+        RowKind::UpdateBefore,
+        RowKind::UpdateAfter,
+        RowKind::Delete,
+        RowKind::Insert,
+        RowKind::Insert,
+        RowKind::Delete,
+    ];
     (RecordBatch::try_new(Arc::clone(conv.schema()), cols).unwrap(), kinds)
 }
 
@@ -52,7 +69,8 @@ fn row_path(exprs: &[&str], batch: &RecordBatch, kinds: &[RowKind]) -> Rows {
     let conv = RowConverter::from_flink_types(&NAMES, &types()).unwrap();
     let rows = conv.batch_to_rows(batch, Some(kinds), NullLayout::Serializer).unwrap();
     let segs: Vec<&[u8]> = rows.iter().collect();
-    let addrs: Vec<RowAddress> = segs.iter().enumerate().map(|(i, s)| RowAddress { segment: i, offset: 0, len: s.len() }).collect();
+    let addrs: Vec<RowAddress> =
+        segs.iter().enumerate().map(|(i, s)| RowAddress { segment: i, offset: 0, len: s.len() }).collect();
     let mut out = Rows::default();
     program(exprs).process_segments(&segs, &addrs, &mut out).unwrap();
     out
@@ -87,7 +105,13 @@ impl JavaColumn {
     }
 
     fn slices(&self) -> ColumnSlices<'_> {
-        ColumnSlices { field: self.field, kind: self.kind, values: &self.values, offsets: &self.offsets, nulls: &self.nulls }
+        ColumnSlices {
+            field: self.field,
+            kind: self.kind,
+            values: &self.values,
+            offsets: &self.offsets,
+            nulls: &self.nulls,
+        }
     }
 }
 
@@ -101,10 +125,19 @@ fn column_path(exprs: &[&str], cols: &[JavaColumn], kinds: &[RowKind], n: usize)
 
 #[test]
 fn column_kinds_mark_read_unread_and_unsupported_fields() {
-    assert_eq!(program(&["md5(s)"]).column_kinds(), vec![ColumnKind::Utf8 as i32, NOT_NEEDED, NOT_NEEDED, NOT_NEEDED, NOT_NEEDED]);
+    assert_eq!(
+        program(&["md5(s)"]).column_kinds(),
+        vec![ColumnKind::Utf8 as i32, NOT_NEEDED, NOT_NEEDED, NOT_NEEDED, NOT_NEEDED]
+    );
     assert_eq!(
         program(&["sha2(t, w)", "id", "b"]).column_kinds(),
-        vec![NOT_NEEDED, ColumnKind::Utf8 as i32, ColumnKind::Int32 as i32, ColumnKind::Int64 as i32, ColumnKind::Binary as i32]
+        vec![
+            NOT_NEEDED,
+            ColumnKind::Utf8 as i32,
+            ColumnKind::Int32 as i32,
+            ColumnKind::Int64 as i32,
+            ColumnKind::Binary as i32
+        ]
     );
     let names = vec!["s".to_string(), "ts".to_string()];
     let types = vec![FlinkType::string(), FlinkType::new(TypeKind::Timestamp(3))];
@@ -115,7 +148,16 @@ fn column_kinds_mark_read_unread_and_unsupported_fields() {
 #[test]
 fn columns_give_the_same_rows_as_the_row_path() {
     let (batch, kinds) = input();
-    let exprs = ["md5(s)", "sha2(s, w) AS h", "id", "concat(s, '-', t)", "concat_ws('|', t, s)", "POSITION('l' IN s)", "b", "t"];
+    let exprs = [
+        "md5(s)",
+        "sha2(s, w) AS h",
+        "id",
+        "concat(s, '-', t)",
+        "concat_ws('|', t, s)",
+        "POSITION('l' IN s)",
+        "b",
+        "t",
+    ];
     let want = row_path(&exprs, &batch, &kinds);
     let cols: Vec<JavaColumn> = (0..5).map(|f| JavaColumn::of(&batch, f)).collect();
     let got = column_path(&exprs, &cols, &kinds, batch.num_rows()).unwrap();
@@ -146,11 +188,7 @@ fn a_batch_prefix_and_misaligned_fixed_values_work() {
     // An int column one byte off its alignment is copied, not borrowed.
     let mut shifted = vec![0u8];
     shifted.extend_from_slice(&cols[1].values);
-    let slices = [
-        cols[0].slices(),
-        ColumnSlices { values: &shifted[1..], ..cols[1].slices() },
-        cols[2].slices(),
-    ];
+    let slices = [cols[0].slices(), ColumnSlices { values: &shifted[1..], ..cols[1].slices() }, cols[2].slices()];
     assert_ne!(slices[1].values.as_ptr().align_offset(4), 0);
     let bytes: Vec<u8> = kinds[..5].iter().map(|k| k.to_byte()).collect();
     let mut out = Rows::default();

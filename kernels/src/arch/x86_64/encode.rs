@@ -69,10 +69,10 @@ unsafe fn encode_tail<V: Vector>(src: *const u16, len: usize, i: usize, dst: *mu
     debug_assert!(len >= V::BYTES && len - i < V::BYTES);
     let start = len - V::BYTES;
     let back = i - start; // units start..i are already encoded
-    // SAFETY: units start..len are in bounds. If they are all ASCII, the
-    // bytes of units start..i are the `back` bytes before `o` (so `o - back`
-    // does not underflow) and the store ends at the row's true end, within
-    // the bound. Otherwise the scalar range gets the caller's bound.
+                          // SAFETY: units start..len are in bounds. If they are all ASCII, the
+                          // bytes of units start..i are the `back` bytes before `o` (so `o - back`
+                          // does not underflow) and the store ends at the row's true end, within
+                          // the bound. Otherwise the scalar range gets the caller's bound.
     unsafe {
         let a = V::load_unaligned(src.add(start).cast());
         let b = V::load_unaligned(src.add(start + V::BYTES / 2).cast());
@@ -261,10 +261,7 @@ unsafe fn encode16_avx512(src: *const u16, n: usize, dst: *mut u8) -> Option<usi
         return Some(n);
     }
     let c = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v));
-    let sur = _mm512_cmpeq_epi32_mask(
-        _mm512_and_si512(c, _mm512_set1_epi32(0xF800)),
-        _mm512_set1_epi32(0xD800),
-    );
+    let sur = _mm512_cmpeq_epi32_mask(_mm512_and_si512(c, _mm512_set1_epi32(0xF800)), _mm512_set1_epi32(0xD800));
     if sur & lanes != 0 {
         return None;
     }
