@@ -8,6 +8,13 @@ ensure_rust
 
 step() { printf '\n=== %s\n' "$*"; }
 
+step "Rust: format (rustfmt.toml), lints (clippy, warnings denied), docs (rustdoc, warnings denied)"
+cargo fmt --all --check
+(cd fuzz && cargo fmt --all --check)
+cargo clippy --locked --workspace --all-targets -- -D warnings
+# --lib: the demo binary and libsluice share the name `sluice`.
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps --lib
+
 step "Rust: unit, property and integration tests of every workspace crate"
 cargo test --locked --workspace
 

@@ -481,7 +481,7 @@ fn a_snapshot_over_budget_through_heap_growth_restores_under_the_same_budget() {
     assert_eq!((again.num_groups(), again.size()), (op.num_groups(), op.size()));
     // It continues like the original: retracting the largest value.
     let last = rows[19].clone();
-    let (b1, k1) = op.process(&batch(&[last.clone()]), &[Delete]).unwrap();
+    let (b1, k1) = op.process(&batch(std::slice::from_ref(&last)), &[Delete]).unwrap();
     let (b2, k2) = again.process(&batch(&[last]), &[Delete]).unwrap();
     assert_eq!(changelog(&b1, &k1), changelog(&b2, &k2));
 
