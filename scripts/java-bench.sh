@@ -6,7 +6,7 @@
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
 #   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
 #   scripts/java-bench.sh 2000000 3 1 curve=32,128,512,2048,8192   only the batch-size curve, at these sizes
-#   SLUICE_BENCH_JAVA_OPTS=-Dsluice.calc.column-handover=false scripts/java-bench.sh   (gather path)
+#   SLUICE_BENCH_JAVA_OPTS=-Dsluice.bench.column-handover=false scripts/java-bench.sh (gather path)
 #   SLUICE_BENCH_JAVA_OPTS=-Dsluice.bench.object-reuse=true scripts/java-bench.sh     (both sides with object reuse)
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)

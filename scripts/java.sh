@@ -5,6 +5,9 @@
 #   scripts/java.sh                 both lines
 #   FLINK_LINES=flink-2 scripts/java.sh
 #   MVN_ARGS="-Dtest=NativeLibraryTest" scripts/java.sh
+#
+# After each line's tests it runs the README's example (scripts/java-example.sh)
+# and checks a row it prints, so the documented command cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -24,4 +27,12 @@ for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
     echo "== mvn verify -P$line"
     # -ntp: no download progress; Maven Central supplies Flink on a fresh machine.
     mvn -B -ntp -f java/pom.xml -P"$line" ${MVN_ARGS:-} verify
+    echo "== README example -P$line (scripts/java-example.sh)"
+    out=$(FLINK_LINE="$line" scripts/java-example.sh)
+    echo "$out"
+    # MD5('Ada') = 1a382809b7c03f686e12dd15677c5497 (md5sum), the example's first row.
+    if ! grep -q '| *1 | *1a382809b7c03f686e12dd15677c5497 *|' <<<"$out"; then
+        echo "the README example did not print the row of id 1 with MD5('Ada')" >&2
+        exit 1
+    fi
 done
