@@ -13,16 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-line="${FLINK_LINE:-flink-1.20}"
-cargo build --locked --release -p sluice-ffi --quiet
-native_dir="java/target/native/io/sluice/native/linux-x86_64"
-mkdir -p "$native_dir"
-cp "$TARGET_DIR/release/libsluice.so" "$native_dir/libsluice.so"
+stage_libsluice
+java_test_classpath "${FLINK_LINE:-flink-1.20}"
 # shellcheck disable=SC2086
-mvn -B -ntp -q -f java/pom.xml -P"$line" ${MVN_ARGS:-} test-compile dependency:build-classpath \
-    -Dmdep.outputFile=target/example.classpath -Dmdep.includeScope=test
-cp="java/target/classes:java/target/test-classes:$(cat java/target/example.classpath)"
-opens=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.xml)
-# shellcheck disable=SC2086
-exec java $opens -cp "$cp" io.sluice.flink.examples.CalcExample
+exec java $JAVA_OPENS -cp "$JAVA_TEST_CP" io.sluice.flink.examples.CalcExample
