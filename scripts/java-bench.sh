@@ -6,7 +6,7 @@
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
 #   FLINK_LINE=flink-2 scripts/java-bench.sh 2000000 5 2
 #   scripts/java-bench.sh 2000000 3 1 curve=32,128,512,2048,8192   only the batch-size curve, at these sizes
-#   SLUICE_BENCH_JAVA_OPTS=-Dsluice.calc.column-handover=false scripts/java-bench.sh   (gather path)
+#   SLUICE_BENCH_JAVA_OPTS=-Dsluice.bench.column-handover=false scripts/java-bench.sh (gather path)
 #   SLUICE_BENCH_JAVA_OPTS=-Dsluice.bench.object-reuse=true scripts/java-bench.sh     (both sides with object reuse)
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
@@ -14,19 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-line="${FLINK_LINE:-flink-1.20}"
-cargo build --locked --release -p sluice-ffi --quiet
-native_dir="java/target/native/io/sluice/native/linux-x86_64"
-mkdir -p "$native_dir"
-cp "$TARGET_DIR/release/libsluice.so" "$native_dir/libsluice.so"
-mvn -B -ntp -q -f java/pom.xml -P"$line" test-compile dependency:build-classpath \
-    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
-cp="java/target/classes:java/target/test-classes:$(cat java/target/bench.classpath)"
-opens=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.xml)
+stage_libsluice
+java_test_classpath "${FLINK_LINE:-flink-1.20}"
 main=io.sluice.flink.bench.CalcBenchmark
 if [ "${1:-}" = micro ]; then main=io.sluice.flink.bench.CalcNativeMicro; shift; fi
 if [ "${1:-}" = keyed ]; then main=io.sluice.flink.bench.KeyedBenchmark; shift; fi
 if [ "${1:-}" = lazy ]; then main=io.sluice.flink.bench.LazyStringMicro; shift; fi
 # shellcheck disable=SC2086
-exec java -Xmx3g -Xms3g ${SLUICE_BENCH_JAVA_OPTS:-} $opens -cp "$cp" "$main" "$@"
+exec java -Xmx3g -Xms3g ${SLUICE_BENCH_JAVA_OPTS:-} $JAVA_OPENS -cp "$JAVA_TEST_CP" "$main" "$@"

@@ -75,25 +75,21 @@
 //! the whole block passed; a block that fails, and every other column, goes
 //! through the checked per-column path, which names the bad row and field.
 //! A row-major sweep (each row's slots read once, every column written per
-//! row) measured ~20% slower than the per-column loops. String bytes go
+//! row) measured slower than the per-column loops. String bytes go
 //! from the row into the Arrow values buffer (short ones without a
 //! `memcpy` call), validated as UTF-8 in 64 KiB chunks while still in
 //! cache. Value buffers of top-level strings are sized by a first pass over
 //! the slots ([`ValuesSizing::ExactPass`], the default; one pass sums up to
 //! four string columns), so each is allocated once at its final size and
 //! every string byte is written exactly once. Growing geometrically instead
-//! (no first pass, re-copies on growth) measured slower: in one
-//! interleaved run (`SLUICE_BENCH_INTERLEAVED=7`, load ~10 on 2 cores)
-//! entry / memcpy was 0.50 vs 0.44 on VARCHAR(16), 0.69 vs 0.53 on 4 ×
-//! VARCHAR(64) and 0.88 vs 0.76 on VARCHAR(256), i.e. the exact pass 14–30%
-//! faster; of three such runs only one wall-clock figure went the other
-//! way (VARCHAR(256) 0.65 vs 0.69, on-CPU 0.75 vs 0.70). It is kept only as
-//! a benchmark option. Exit
-//! writes a flat batch into one buffer sized exactly by a first pass over
+//! ([`ValuesSizing::Geometric`]: no first pass, re-copies on growth)
+//! measured slower and is kept only as a benchmark option. Exit writes a
+//! flat batch into one buffer sized exactly by a first pass over
 //! the string offsets, with unchecked stores at precomputed slot positions
 //! (other batches: fixed parts and padding with word stores into a buffer
 //! sized from the input value buffers). Neither direction allocates per
-//! row. Numbers: `benches/benches/transpose.rs`.
+//! row. Benchmarks: `benches/benches/transpose.rs`; figures in
+//! `benches/RESULTS.md` ("Transpose").
 //!
 //! # Lazy Java strings
 //! [`lazy_strings`]: CHAR / VARCHAR columns delivered as UTF-16 (what a JNI

@@ -33,10 +33,18 @@
 //! the portable encoder (branch-free for 2-/3-byte characters), then SIMD
 //! resumes at the next block; the AVX-512 level (with VBMI2) also encodes
 //! 1-/2-/3-byte mixes 16 units at a time, leaving only blocks with
-//! surrogates to the portable encoder. Values shorter than 16 units skip the dispatch altogether.
-//! A batch sizes its values buffer once (3 bytes per input unit, then gives
-//! the unused tail back with one in-place shrink) and its offsets once; no
-//! per-row allocation.
+//! surrogates to the portable encoder. A single value shorter than 16 units
+//! ([`encode_utf16_into`]) skips the dispatch; a batch resolves the dispatch
+//! once and sends every row through it.
+//!
+//! A batch sizes its values buffer optimistically at one byte per input unit
+//! (exact for ASCII, no length pass). The first row that might not fit (its
+//! 3-bytes-per-unit worst case would pass the capacity) triggers one exact
+//! length pass over the remaining rows and one reallocation to the exact
+//! total, so a batch reallocates at most once. The offsets are sized once;
+//! nothing is allocated per row. (The benches and fuzz targets also run the
+//! other strategies of the hidden `Sizing` hook: an exact pass first, or 3
+//! bytes per unit and a shrink.)
 
 mod batch;
 mod cache;

@@ -66,6 +66,45 @@ public final class SluiceOptions {
             .withDescription("Native Calc: encode lazy (String-backed) CHAR/VARCHAR values natively from UTF-16 "
                     + "instead of through Flink's row writer (JDK getBytes). Off: measured no faster on JDK 17.");
 
+    /**
+     * Calc: rows that are {@code BinaryRowData} hand the fields the program reads to native code
+     * as column arrays (one copy per string) when every read field's type allows it; false
+     * gathers every row whole, as rows of other types always are. Both give the same results;
+     * the switch exists to compare the two paths (benches/RESULTS.md, "Java handover").
+     */
+    public static final ConfigOption<Boolean> CALC_COLUMN_HANDOVER = ConfigOptions.key("sluice.calc.column-handover")
+            .booleanType().defaultValue(true)
+            .withDescription("Native Calc: copy the read fields of binary rows into column arrays that native code "
+                    + "borrows (one copy per string); false gathers whole rows. Same results either way.");
+
+    /**
+     * Which state backend's behaviour keep-last dedup reproduces for a row equal to the kept one.
+     * Flink's keep-last dedup compares RowKinds too, and the heap backend keeps the very row
+     * object that Flink re-marks {@code +U} when it emits it, while a serialising backend keeps
+     * a {@code +I} copy; so stock results differ by backend (java/README.md, "Keyed operators").
+     */
+    public enum DedupStateBackend {
+        /** Detected from the operator's keyed state backend (default). */
+        AUTO,
+        /** Reproduce the heap backend ({@code hashmap}): the stored row is re-marked {@code +U}. */
+        HASHMAP,
+        /** Reproduce a serialising backend (RocksDB, ForSt): the stored row stays {@code +I}. */
+        ROCKSDB
+    }
+
+    /**
+     * Keep-last dedup: which state backend's equal-row behaviour to reproduce. {@code AUTO} asks
+     * the keyed state backend whether it serialises values
+     * ({@code KeyedStateBackend#isSafeToReuseKVState}, true for RocksDB and ForSt, false for the
+     * heap; the changelog backend answers for the backend it wraps).
+     */
+    public static final ConfigOption<DedupStateBackend> DEDUP_STATE_BACKEND = ConfigOptions
+            .key("sluice.dedup.state-backend")
+            .enumType(DedupStateBackend.class).defaultValue(DedupStateBackend.AUTO)
+            .withDescription("Native keep-last dedup: reproduce stock Flink's equal-row behaviour of this state "
+                    + "backend: AUTO (detect from the job's keyed state backend), HASHMAP or ROCKSDB (any serialising "
+                    + "backend).");
+
     /** When the native library cannot be loaded: fall back to Flink's operators (logged once) instead of failing. */
     public static final ConfigOption<Boolean> FALLBACK = ConfigOptions.key("sluice.fallback")
             .booleanType().defaultValue(false)

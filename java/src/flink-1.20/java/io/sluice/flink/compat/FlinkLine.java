@@ -1,9 +1,11 @@
 package io.sluice.flink.compat;
 
 /**
- * The thin adapter over the Flink APIs that differ between 1.20 and 2.x.
- * This tree (src/flink-1.20) is compiled by the flink-1.20 profile; src/flink-2
- * holds the same class for Flink 2.x.
+ * Which Flink line this jar was built for (Flink 1.20). Each line's source tree
+ * (src/flink-1.20/java, compiled only by the flink-1.20 profile; src/flink-2/java
+ * holds the same class for the other line) carries its own copy, so the
+ * answer is fixed at build time; the thin adapters over the Flink APIs that
+ * differ between the lines live beside it ({@link CalcCompat}).
  */
 public final class FlinkLine {
     private FlinkLine() {}

@@ -38,7 +38,7 @@ public final class KeyedStreams {
      * @param keys key columns
      * @param spec spec (keys must equal {@code keys})
      * @param outputType output type
-     * @param config sluice options (batch size, state budget)
+     * @param config sluice options (batch size, state budget, dedup state backend)
      * @param name operator name
      * @return the changelog
      */
@@ -46,7 +46,8 @@ public final class KeyedStreams {
             String spec, RowType outputType, ReadableConfig config, String name) {
         KeyProjection selector = new KeyProjection(inputType, keys);
         SluiceKeyedOperator op = new SluiceKeyedOperator(spec, inputType, outputType.getFieldCount(),
-                config.get(SluiceOptions.BATCH_SIZE), config.get(SluiceOptions.STATE_BUDGET));
+                config.get(SluiceOptions.BATCH_SIZE), config.get(SluiceOptions.STATE_BUDGET),
+                config.get(SluiceOptions.DEDUP_STATE_BACKEND));
         return input.keyBy(selector).transform(name, InternalTypeInfo.of(outputType), op);
     }
 }

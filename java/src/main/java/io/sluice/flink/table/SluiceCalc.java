@@ -49,7 +49,9 @@ import io.sluice.jni.NativeLibrary;
  *
  * <p>Configuration (the table environment's config): {@link SluiceOptions#ENABLED},
  * {@link SluiceOptions#CALC_ENABLED} (off: the stock query is returned),
- * {@link SluiceOptions#BATCH_SIZE}, {@link SluiceOptions#BATCH_MAX_DELAY}, and {@link SluiceOptions#FALLBACK}: when
+ * {@link SluiceOptions#BATCH_SIZE}, {@link SluiceOptions#BATCH_MAX_DELAY},
+ * {@link SluiceOptions#CALC_UTF16_STRINGS}, {@link SluiceOptions#CALC_COLUMN_HANDOVER}, and
+ * {@link SluiceOptions#FALLBACK}: when
  * libsluice cannot be loaded, true runs the stock query and logs the reason
  * once per JVM; false (default) throws the loader's exception.
  */
@@ -101,7 +103,8 @@ public final class SluiceCalc {
             // only validating
         }
         SluiceCalcOperator op = new SluiceCalcOperator(inRow, expressions, outTypes, conf.get(SluiceOptions.BATCH_SIZE),
-                conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis(), conf.get(SluiceOptions.CALC_UTF16_STRINGS));
+                conf.get(SluiceOptions.BATCH_MAX_DELAY).toMillis(), conf.get(SluiceOptions.CALC_UTF16_STRINGS),
+                conf.get(SluiceOptions.CALC_COLUMN_HANDOVER));
         String name = "SluiceCalc" + Arrays.toString(expressions);
         TableBridge.Input in = TableBridge.rows(tEnv, input, name);
         if (!in.insertOnly) {

@@ -59,7 +59,8 @@ import io.sluice.flink.table.SluiceCalc;
  * the curve, at the given batch sizes (default curve: 32, 512, 8192).
  *
  * <p>System properties: {@code -Dsluice.bench.object-reuse=true} runs every job (stock and
- * sluice alike) with Flink's object reuse on; {@code -Dsluice.bench.only=<expression>} runs one
+ * sluice alike) with Flink's object reuse on; {@code -Dsluice.bench.column-handover=false} sets
+ * {@code sluice.calc.column-handover=false} (the gather path); {@code -Dsluice.bench.only=<expression>} runs one
  * case of the table; {@code -Dsluice.bench.plan=true} prints each job's execution plan.
  */
 public final class CalcBenchmark {
@@ -178,6 +179,7 @@ public final class CalcBenchmark {
         }
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set(SluiceOptions.BATCH_SIZE, batch);
+        tEnv.getConfig().set(SluiceOptions.CALC_COLUMN_HANDOVER, COLUMN_HANDOVER);
         GeneratorFunction<Long, RowData> gen = i -> rows[(int) (long) i];
         DataStream<RowData> src = env.fromSource(
                 new DataGeneratorSource<>(gen, n, InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "rows");
@@ -208,6 +210,10 @@ public final class CalcBenchmark {
 
     /** {@code -Dsluice.bench.object-reuse=true}: both variants with Flink's object reuse on. */
     static final boolean OBJECT_REUSE = Boolean.getBoolean("sluice.bench.object-reuse");
+
+    /** {@code -Dsluice.bench.column-handover=false}: the sluice jobs gather whole rows. */
+    static final boolean COLUMN_HANDOVER =
+            Boolean.parseBoolean(System.getProperty("sluice.bench.column-handover", "true"));
 
     static volatile long firstNanos;
     static volatile long lastNanos;

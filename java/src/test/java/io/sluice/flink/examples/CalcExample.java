@@ -12,11 +12,15 @@ import io.sluice.flink.table.SluiceCalc;
 
 /**
  * Runnable example of the native Calc (java/README.md): hashes and joins a
- * few columns through libsluice and prints the rows beside the stock query.
+ * few columns through libsluice and prints the schema and the rows. It lives
+ * with the tests, not in the jar (Flink is a provided dependency), and runs on
+ * the test classpath:
  *
  * <pre>
- * cd java &amp;&amp; mvn -q exec:java -Dexec.mainClass=io.sluice.flink.examples.CalcExample -Dexec.classpathScope=test
+ * scripts/java-example.sh
  * </pre>
+ *
+ * <p>scripts/java.sh runs it for each Flink line and checks a row it prints.
  */
 public final class CalcExample {
     private CalcExample() {}
