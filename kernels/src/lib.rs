@@ -34,6 +34,12 @@ mod vector;
 
 pub use error::{Error, Result};
 
+/// The instruction-set level the encoder, the encode cache and the
+/// multi-buffer digests dispatch on, for forcing one in tests and benches.
+/// Not part of the stable API.
+#[doc(hidden)]
+pub use arch::Level;
+
 #[doc(hidden)]
 pub mod __private {
     pub use arrow_array;

@@ -8,9 +8,10 @@ use arrow_buffer::NullBuffer;
 use proptest::prelude::*;
 use sluice_kernels::encode::forced;
 use sluice_kernels::encode::{
-    encode_utf16_into, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, EncodeCacheStats, Level, MAX_CACHED_UNITS,
+    encode_utf16_into, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS,
     MAX_CONSECUTIVE_MISSES,
 };
+use sluice_kernels::Level;
 
 fn u(s: &str) -> Vec<u16> {
     s.encode_utf16().collect()

@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_kernels::multibuffer::{self as mb, Level};
+use sluice_kernels::multibuffer as mb;
+use sluice_kernels::Level;
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();

@@ -13,7 +13,8 @@ use proptest::prelude::*;
 use sha2::Digest as _;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_kernels::digest::{digest_hex, DigestAlgorithm};
-use sluice_kernels::multibuffer::{force_level, Level};
+use sluice_kernels::multibuffer::force_level;
+use sluice_kernels::Level;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::system();

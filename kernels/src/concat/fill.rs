@@ -4,7 +4,9 @@
 use arrow_array::OffsetSizeTrait;
 use arrow_buffer::NullBuffer;
 
-use super::SLACK;
+/// Bytes of slack after the values so that short copies may write whole
+/// 16-byte vectors.
+pub(super) const SLACK: usize = 64;
 
 /// How [`concat`](super::concat) fills its output when some rows are NULL.
 /// Not part of the stable API: for tests, benches and fuzzing.

@@ -64,11 +64,7 @@ mod fill;
 
 #[doc(hidden)]
 pub use fill::NullFill;
-use fill::{dispatch_concat, dispatch_concat_ws, RowSrc};
-
-/// Bytes of slack after the values so that short copies may write whole
-/// 16-byte vectors.
-const SLACK: usize = 64;
+use fill::{dispatch_concat, dispatch_concat_ws, RowSrc, SLACK};
 
 /// `CONCAT(args…)` into `Utf8`.
 ///

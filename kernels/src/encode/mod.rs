@@ -40,17 +40,13 @@
 
 mod batch;
 mod cache;
-mod cache_batch;
-mod hit;
+mod sink;
 
-use crate::arch::{self, all::encode as scalar, EncodeFn};
+use crate::arch::{all::encode as scalar, EncodeFn, Level};
+use sink::{append_capacity, run};
 
 pub use batch::{utf16_to_large_utf8, utf16_to_utf8, utf16_to_utf8_cached};
 pub use cache::{CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
-
-/// Values shorter than this many code units are encoded by the portable
-/// encoder without loading the dispatched function pointer.
-const SHORT_INPUT: usize = 16;
 
 /// Exact number of bytes the UTF-8 encoding of `units` has (see the
 /// [module docs](self) for the rules).
@@ -84,34 +80,6 @@ pub fn encode_utf16_into(units: &[u16], out: &mut Vec<u8>) {
     append_with(None, units, out)
 }
 
-/// Encodes with `kernel` (`None`: short-input path, then the dispatch).
-///
-/// # Safety
-///
-/// - `src` valid for reads of `len` units, `dst` valid for writes of
-///   `3 * len + WRITE_SLACK` bytes (or the exact length plus slack).
-/// - `kernel`, if given, comes from [`Level::encoder`] (so the CPU has its
-///   features).
-#[inline(always)]
-pub(crate) unsafe fn run(kernel: Option<EncodeFn>, src: *const u16, len: usize, dst: *mut u8) -> usize {
-    // SAFETY: forwarded caller contract; the dispatched pointer only names
-    // implementations the CPU supports.
-    unsafe {
-        match kernel {
-            Some(f) => f(src, len, dst),
-            None if len < SHORT_INPUT => scalar::encode(src, len, dst),
-            None => arch::encode_fn()(src, len, dst),
-        }
-    }
-}
-
-/// Bytes of spare capacity an append of `len` units needs.
-#[inline(always)]
-pub(crate) fn append_capacity(len: usize) -> usize {
-    // A `[u16]` holds at most isize::MAX / 2 units, so this cannot overflow.
-    3 * len + scalar::WRITE_SLACK
-}
-
 #[inline]
 fn append_with(kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
     out.reserve(append_capacity(units.len()));
@@ -122,52 +90,6 @@ fn append_with(kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
     unsafe {
         let written = run(kernel, units.as_ptr(), units.len(), out.as_mut_ptr().add(start));
         out.set_len(start + written);
-    }
-}
-
-/// A SIMD level of the encoder, for forcing the dispatch in tests, benches
-/// and fuzzing. Not part of the stable API.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Level {
-    /// The portable encoder (SWAR ASCII, branch-free 2-/3-byte).
-    Scalar,
-    /// SSE2, 16 units per step.
-    Sse2,
-    /// AVX2, 32 units per step.
-    Avx2,
-    /// AVX-512F/BW/VBMI2 + BMI2: 64 ASCII units per step, 16 mixed units
-    /// per step (byte compress), masked tails.
-    Avx512,
-}
-
-impl Level {
-    /// Every level, slowest first.
-    pub const ALL: [Level; 4] = [Level::Scalar, Level::Sse2, Level::Avx2, Level::Avx512];
-
-    /// Whether this build and CPU can run the level.
-    pub fn is_available(self) -> bool {
-        self.encoder().is_some()
-    }
-
-    /// The level the dispatch picks on this CPU.
-    pub fn detected() -> Level {
-        Level::ALL.into_iter().rev().find(|l| l.is_available()).unwrap_or(Level::Scalar)
-    }
-
-    /// The level's encoder, if this build and CPU can run it.
-    pub(crate) fn encoder(self) -> Option<EncodeFn> {
-        match self {
-            Level::Scalar => Some(scalar::encode),
-            #[cfg(target_arch = "x86_64")]
-            Level::Sse2 => Some(arch::x86_64::encode::encode_sse2),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2 => arch::x86_64::has_avx2().then_some(arch::x86_64::encode::encode_avx2 as EncodeFn),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => arch::x86_64::has_avx512().then_some(arch::x86_64::encode::encode_avx512 as EncodeFn),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => None,
-        }
     }
 }
 
