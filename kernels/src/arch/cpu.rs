@@ -33,6 +33,8 @@ pub enum Level {
     Avx512,
 }
 
+// Without `public_imp` only the dispatch uses the levels.
+#[cfg_attr(not(feature = "public_imp"), allow(dead_code))]
 impl Level {
     /// Every level, lowest first.
     pub const ALL: [Level; 4] = [Level::Scalar, Level::Sse2, Level::Avx2, Level::Avx512];
@@ -65,6 +67,49 @@ impl Level {
             Level::Sse2 => "sse2",
             Level::Avx2 => "avx2",
             Level::Avx512 => "avx512",
+        }
+    }
+
+    /// The levels a test should run at: every level this CPU has.
+    ///
+    /// A test that loops over these skips the levels the CPU lacks. So that
+    /// a skipped level cannot go unnoticed where it matters, the environment
+    /// variable `SLUICE_REQUIRE_LEVELS` (a comma-separated list of
+    /// [`name`](Self::name)s, e.g. `avx2,avx512`, set by CI on a CPU that has
+    /// them) names levels that must be available: if one is not, or a name
+    /// is unknown, this panics and the test fails instead of passing at
+    /// fewer levels.
+    #[cfg(feature = "public_imp")]
+    pub fn testable() -> Vec<Level> {
+        Level::require_from_env();
+        Level::ALL.into_iter().filter(|l| l.is_available()).collect()
+    }
+
+    /// For a test that runs one level only when the CPU has it: panics when
+    /// `SLUICE_REQUIRE_LEVELS` requires `self` and this CPU lacks it (see
+    /// [`testable`](Self::testable)); otherwise returns whether to run it.
+    #[cfg(any(test, feature = "public_imp"))]
+    pub fn testable_level(self) -> bool {
+        Level::require_from_env();
+        self.is_available()
+    }
+
+    /// Panics unless every level `SLUICE_REQUIRE_LEVELS` names is available.
+    #[cfg(any(test, feature = "public_imp"))]
+    fn require_from_env() {
+        let Ok(list) = std::env::var("SLUICE_REQUIRE_LEVELS") else { return };
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let level = Level::ALL.into_iter().find(|l| l.name().eq_ignore_ascii_case(name));
+            match level {
+                Some(l) => assert!(
+                    l.is_available(),
+                    "SLUICE_REQUIRE_LEVELS requires {name}, which this CPU or build does not have (detected: {})",
+                    Level::detected().name()
+                ),
+                None => {
+                    panic!("SLUICE_REQUIRE_LEVELS names an unknown level {name:?} (known: scalar, sse2, avx2, avx512)")
+                }
+            }
         }
     }
 

@@ -41,6 +41,7 @@ pub(crate) fn encode_fn() -> EncodeFn {
 
 impl Level {
     /// The level's encoder, if this build and CPU can run it.
+    #[cfg_attr(not(feature = "public_imp"), allow(dead_code))] // the forced entry points' only
     pub(crate) fn encoder(self) -> Option<EncodeFn> {
         if !self.is_available() {
             return None;

@@ -44,7 +44,7 @@ pub use column::digest_hex;
 /// The digest of one byte string into `out`, returning its length: the
 /// one-shot routine the kernels use, without hex or buffers (for benchmarks
 /// that isolate the hex-and-buffer cost).
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 #[inline]
 pub fn digest_raw(alg: DigestAlgorithm, data: &[u8], out: &mut [u8; 64]) -> usize {
     hasher::digest_into(alg, data, out)

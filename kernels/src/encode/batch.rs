@@ -9,7 +9,8 @@ use crate::arch::{all::encode as scalar, EncodeFn, Level};
 use crate::error::{invalid_arg, Result};
 
 /// How a batch sizes its values buffer. Not part of the stable API.
-#[doc(hidden)]
+// Only the default is chosen without `public_imp` (the others are forced).
+#[cfg_attr(not(feature = "public_imp"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sizing {
     /// One byte per input unit (exact for ASCII, no length pass); if a row
@@ -63,10 +64,11 @@ pub enum Sizing {
 ///
 /// # Performance
 ///
-/// One pass: the values buffer is allocated once at 3 bytes per input unit
-/// and shrunk in place to the bytes used (the shrink is a `realloc` that
-/// does not copy on common allocators); the offsets buffer once at `n + 1`.
-/// Neither is re-validated as UTF-8. No per-row allocation.
+/// The offsets buffer is allocated once at `n + 1`; the values buffer once at
+/// one byte per input unit (exact for ASCII). If a row might not fit, the
+/// exact length of the remaining rows is computed in one pass and the buffer
+/// grows once to the exact total (see the [module docs](super)). The output
+/// is not re-validated as UTF-8. No per-row allocation.
 pub fn utf16_to_utf8(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> Result<StringArray> {
     encode_batch(None, Sizing::default(), i32::MAX as usize, units, offsets, nulls, None)
 }
@@ -102,7 +104,7 @@ pub fn utf16_to_utf8_cached(
 /// # Errors
 ///
 /// [`Error::OffsetOverflow`] naming `needed` and the limit.
-#[doc(hidden)]
+#[cfg(any(test, feature = "public_imp"))]
 pub fn check_output_len<O: OffsetSizeTrait>(needed: usize) -> Result<()> {
     check_limit(needed, O::MAX_OFFSET)
 }

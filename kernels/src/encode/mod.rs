@@ -33,16 +33,21 @@
 //! the portable encoder (branch-free for 2-/3-byte characters), then SIMD
 //! resumes at the next block; the AVX-512 level (with VBMI2) also encodes
 //! 1-/2-/3-byte mixes 16 units at a time, leaving only blocks with
-//! surrogates to the portable encoder. Values shorter than 16 units skip the dispatch altogether.
-//! A batch sizes its values buffer once (3 bytes per input unit, then gives
-//! the unused tail back with one in-place shrink) and its offsets once; no
+//! surrogates to the portable encoder. Values shorter than 16 units skip the
+//! dispatch altogether.
+//!
+//! A batch allocates its offsets once and its values buffer at one byte per
+//! input unit, which is exact for ASCII and needs no length pass. When a row
+//! might not fit (non-ASCII text), the remaining rows' exact UTF-8 length is
+//! computed once and the buffer grows once to the exact total; an unused
+//! tail of more than 64 bytes is given back with one in-place shrink. No
 //! per-row allocation.
 
 mod batch;
 mod cache;
 mod sink;
 
-use crate::arch::{all::encode as scalar, EncodeFn, Level};
+use crate::arch::{all::encode as scalar, EncodeFn};
 use sink::{append_capacity, run};
 
 pub use batch::{utf16_to_large_utf8, utf16_to_utf8, utf16_to_utf8_cached};
@@ -97,14 +102,14 @@ fn append_with(kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
 /// sizing strategy chosen, for tests, benches and fuzzing. Not part of the
 /// stable API. Each returns `Error::InvalidArgument` when the level is not
 /// available on this build/CPU.
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub mod forced {
     use arrow_array::{LargeStringArray, StringArray};
     use arrow_buffer::NullBuffer;
 
     pub use super::batch::{check_output_len, Sizing};
-    use super::{batch, CachedEncoder, Level};
-    use crate::arch::EncodeFn;
+    use super::{batch, CachedEncoder};
+    use crate::arch::{EncodeFn, Level};
     use crate::error::{invalid_arg, Result};
 
     fn kernel(level: Level) -> Result<EncodeFn> {

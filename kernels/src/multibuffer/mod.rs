@@ -124,7 +124,7 @@ fn auto_level(family: Family) -> Level {
 /// them the [`crate::digest`] hex kernels) run at; `None` restores
 /// detection. For benches and tests that must measure each level through
 /// the public kernels; it is clamped to what the CPU has.
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub fn force_level(level: Option<Level>) {
     FORCED.store(level.map_or(u8::MAX, |l| l as u8), Ordering::Relaxed);
 }
@@ -175,11 +175,11 @@ macro_rules! many {
             rows: impl Fn(usize) -> Option<&'a [u8]>,
             emit: impl FnMut(usize, &[u8; $n]),
         ) {
-            $with_level(auto_level($family), n, rows, emit)
+            dispatch::<$algo, _, _>(auto_level($family), $pick, n, rows, emit)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] at a forced [`Level`] (clamped to what the CPU has).")]
-        #[doc(hidden)]
+        #[cfg(feature = "public_imp")]
         pub fn $with_level<'a>(
             level: Level,
             n: usize,

@@ -126,8 +126,9 @@ impl CachedEncoder {
         self.stats.bypassed_rows += rows;
     }
 
-    /// Heap bytes the cache currently retains (0 once bypassed). For tests.
-    #[doc(hidden)]
+    /// Heap bytes the cache currently retains (0 once bypassed). For tests
+    /// (feature `public_imp`).
+    #[cfg(feature = "public_imp")]
     pub fn retained_bytes(&self) -> usize {
         self.prev_units.capacity() * 2 + self.prev_utf8.capacity()
     }
