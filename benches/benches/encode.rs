@@ -26,7 +26,8 @@ use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::encode::forced::{self, Sizing};
-use sluice_kernels::encode::{utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, Level};
+use sluice_kernels::encode::{utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder};
+use sluice_kernels::Level;
 
 const ROWS: usize = 8192;
 

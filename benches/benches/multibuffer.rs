@@ -13,7 +13,8 @@ use arrow_array::{Array, StringArray};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::digest::{digest_hex, digest_raw, DigestAlgorithm};
 use sluice_kernels::hex::encode_lower;
-use sluice_kernels::multibuffer::{self as mb, force_level, Level};
+use sluice_kernels::multibuffer::{self as mb, force_level};
+use sluice_kernels::Level;
 
 const ROWS: usize = 8192;
 

@@ -14,7 +14,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
-use sluice_kernels::encode::{self, forced, Level};
+use sluice_kernels::encode::{self, forced};
+use sluice_kernels::Level;
 use sluice_kernels::Error;
 
 /// Pieces a UTF-16 buffer is assembled from, biased towards what the SIMD

@@ -8,7 +8,8 @@
 
 use arbitrary::Arbitrary;
 use md5::Digest as _;
-use sluice_kernels::multibuffer::{self, Level};
+use sluice_kernels::multibuffer;
+use sluice_kernels::Level;
 
 /// Tails around the padding boundaries of 64-byte (MD5, SHA-1, SHA-256)
 /// and 128-byte (SHA-512) blocks.

@@ -84,7 +84,7 @@ pub unsafe fn encode_lower_raw(src: *const u8, len: usize, dst: *mut u8) {
 /// # Errors
 ///
 /// As [`encode_lower`].
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub fn encode_lower_table(src: &[u8], dst: &mut [u8]) -> Result<()> {
     if dst.len() / 2 < src.len() {
         return Err(invalid_arg("hex output buffer too small"));

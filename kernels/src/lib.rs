@@ -17,6 +17,7 @@
 //! Flink's behaviour is the specification; each kernel's docs cite the Flink
 //! source it follows.
 
+#[cfg(feature = "public_imp")]
 pub mod alloc_count;
 mod arch;
 pub mod concat;
@@ -33,6 +34,12 @@ pub mod validate;
 mod vector;
 
 pub use error::{Error, Result};
+
+/// The instruction-set level the encoder, the encode cache and the
+/// multi-buffer digests dispatch on, for forcing one in tests and benches
+/// (feature `public_imp`; not part of the stable API).
+#[cfg(feature = "public_imp")]
+pub use arch::Level;
 
 #[doc(hidden)]
 pub mod __private {

@@ -164,324 +164,431 @@ impl AggState {
             Some(c) => Some(columns.get(c).ok_or_else(|| invalid_arg(format!("aggregate input column {c} missing")))?),
             None => None,
         };
-        let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+        let b = Batch { kind, col, plan, out, changed };
         let d = match &mut self.cols {
-            Cols::Count(st) => {
-                let apply = |c: &mut i64, x: bool, acc: bool| {
-                    if x {
-                        *c += sign(acc);
-                    }
-                    0
-                };
-                let value = |c: &i64| Some(*c as u64);
-                let clear = |c: &mut i64| {
-                    *c = 0;
-                    0
-                };
-                match col.filter(|_| kind == AggKind::Count) {
-                    None => drive(st, plan, out, changed, Every, apply, value, eq_i, clear),
-                    Some(a) => drive(st, plan, out, changed, Valid(a.nulls()), apply, value, eq_i, clear),
-                }
-            }
-            Cols::SumI(st) => {
-                let inp = i64_input(input()?)?;
-                let apply = |s: &mut SumI, x: Option<i64>, acc: bool| {
-                    if let Some(v) = x {
-                        s.sum = if acc { s.sum.wrapping_add(v) } else { s.sum.wrapping_sub(v) };
-                        s.n += sign(acc);
-                    }
-                    0
-                };
-                let clear = |s: &mut SumI| {
-                    *s = SumI::default();
-                    0
-                };
-                if kind == AggKind::Avg {
-                    // Java long division.
-                    let value = |s: &SumI| (s.n != 0).then(|| s.sum.wrapping_div(s.n) as u64);
-                    drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
-                } else {
-                    let value = |s: &SumI| (s.n != 0).then_some(s.sum as u64);
-                    drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
-                }
-            }
-            Cols::SumF(st) => {
-                let inp = f64_input(input()?)?;
-                let apply = |s: &mut SumF, x: Option<f64>, acc: bool| {
-                    if let Some(v) = x {
-                        // plus(sum, v) / minus(sum, v), a NULL sum taken as v / 0 - v.
-                        s.sum = Some(match (s.sum, acc) {
-                            (None, true) => v,
-                            (None, false) => 0.0 - v,
-                            (Some(t), true) => t + v,
-                            (Some(t), false) => t - v,
-                        });
-                        s.n += sign(acc);
-                    }
-                    0
-                };
-                let empty = empty_sum_f(kind);
-                let clear = move |s: &mut SumF| {
-                    *s = empty;
-                    0
-                };
-                if kind == AggKind::Avg {
-                    let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(|t| (t / s.n as f64).to_bits()) };
-                    drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
-                } else {
-                    let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(f64::to_bits) };
-                    drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
-                }
-            }
-            Cols::CurI(st) => {
-                let inp = i64_input(input()?)?;
-                let value = |s: &Option<i64>| s.map(|v| v as u64);
-                let clear = |s: &mut Option<i64>| {
-                    *s = None;
-                    0
-                };
-                macro_rules! cur {
-                    ($f:expr) => {
-                        drive(
-                            st,
-                            plan,
-                            out,
-                            changed,
-                            inp,
-                            |s: &mut Option<i64>, x: Option<i64>, _| {
-                                if let Some(v) = x {
-                                    *s = Some(s.map_or(v, |c| $f(c, v)));
-                                }
-                                0
-                            },
-                            value,
-                            eq_i,
-                            clear,
-                        )
-                    };
-                }
-                match kind {
-                    AggKind::Min => cur!(|c: i64, v: i64| c.min(v)),
-                    AggKind::Max => cur!(|c: i64, v: i64| c.max(v)),
-                    AggKind::FirstValue => cur!(|c: i64, _v: i64| c),
-                    _ => cur!(|_c: i64, v: i64| v),
-                }
-            }
-            Cols::CurF(st) => {
-                let inp = f64_input(input()?)?;
-                let value = |s: &Option<f64>| s.map(f64::to_bits);
-                let clear = |s: &mut Option<f64>| {
-                    *s = None;
-                    0
-                };
-                macro_rules! cur {
-                    ($f:expr) => {
-                        drive(
-                            st,
-                            plan,
-                            out,
-                            changed,
-                            inp,
-                            |s: &mut Option<f64>, x: Option<f64>, _| {
-                                if let Some(v) = x {
-                                    *s = Some(s.map_or(v, |c| $f(c, v)));
-                                }
-                                0
-                            },
-                            value,
-                            eq_f,
-                            clear,
-                        )
-                    };
-                }
-                match kind {
-                    AggKind::Min => cur!(|c: f64, v: f64| if OrdF64(v) < OrdF64(c) { v } else { c }),
-                    AggKind::Max => cur!(|c: f64, v: f64| if OrdF64(v) > OrdF64(c) { v } else { c }),
-                    AggKind::FirstValue => cur!(|c: f64, _v: f64| c),
-                    _ => cur!(|_c: f64, v: f64| v),
-                }
-            }
-            Cols::CurS(st) => {
-                let clear = |s: &mut Option<Box<[u8]>>| s.take().map_or(0, |b| b.len());
-                with_str_input!(input()?, inp => {
-                    macro_rules! cur {
-                        ($replace:expr) => {
-                            drive_str(st, plan, out, changed, inp, |s: &mut Option<Box<[u8]>>, x: Option<&[u8]>, _| {
-                                let Some(v) = x else { return 0 };
-                                if !$replace(s.as_deref(), v) {
-                                    return 0;
-                                }
-                                let old = heap_cur_s(s);
-                                *s = Some(Box::from(v));
-                                v.len() as isize - old as isize
-                            }, cur_s, clear)
-                        };
-                    }
-                    match kind {
-                        AggKind::Min => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v < c)),
-                        AggKind::Max => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v > c)),
-                        AggKind::FirstValue => cur!(|c: Option<&[u8]>, _v: &[u8]| c.is_none()),
-                        _ => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v != c)),
-                    }
-                })
-            }
-            Cols::SetI(st) => {
-                let inp = i64_input(input()?)?;
-                let apply =
-                    |m: &mut BTreeMap<i64, u64>, x: Option<i64>, acc: bool| x.map_or(0, |v| multiset(m, v, acc, 0));
-                let clear = |m: &mut BTreeMap<i64, u64>| {
-                    let h = heap_set(m);
-                    m.clear();
-                    h
-                };
-                if kind == AggKind::Min {
-                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| *v as u64), eq_i, clear)
-                } else {
-                    drive_in_place(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| *v as u64), eq_i, clear)
-                }
-            }
-            Cols::SetF(st) => {
-                let inp = f64_input(input()?)?;
-                let apply = |m: &mut BTreeMap<OrdF64, u64>, x: Option<f64>, acc: bool| {
-                    x.map_or(0, |v| multiset(m, OrdF64(v), acc, 0))
-                };
-                let clear = |m: &mut BTreeMap<OrdF64, u64>| {
-                    let h = heap_set(m);
-                    m.clear();
-                    h
-                };
-                if kind == AggKind::Min {
-                    drive_in_place(
-                        st,
-                        plan,
-                        out,
-                        changed,
-                        inp,
-                        apply,
-                        |m| set_min(m).map(|v| v.0.to_bits()),
-                        eq_f,
-                        clear,
-                    )
-                } else {
-                    drive_in_place(
-                        st,
-                        plan,
-                        out,
-                        changed,
-                        inp,
-                        apply,
-                        |m| set_max(m).map(|v| v.0.to_bits()),
-                        eq_f,
-                        clear,
-                    )
-                }
-            }
-            Cols::SetS(st) => {
-                let clear = |m: &mut BTreeMap<Box<[u8]>, u64>| {
-                    let h = heap_set_s(m);
-                    m.clear();
-                    h
-                };
-                let min = kind == AggKind::Min;
-                with_str_input!(input()?, inp => {
-                    let apply = |m: &mut BTreeMap<Box<[u8]>, u64>, x: Option<&[u8]>, acc: bool| {
-                        let Some(v) = x else { return 0 };
-                        // Probes borrow the input bytes; only a new value is copied.
-                        if let Some(c) = m.get_mut(v) {
-                            if acc {
-                                *c = c.saturating_add(1);
-                                return 0;
-                            }
-                            if *c <= 1 {
-                                m.remove(v);
-                                return -((v.len() + ENTRY) as isize);
-                            }
-                            *c -= 1;
-                            0
-                        } else if acc {
-                            m.insert(Box::from(v), 1);
-                            (v.len() + ENTRY) as isize
-                        } else {
-                            0
-                        }
-                    };
-                    if min {
-                        drive_str(st, plan, out, changed, inp, apply, set_s_min, clear)
-                    } else {
-                        drive_str(st, plan, out, changed, inp, apply, set_s_max, clear)
-                    }
-                })
-            }
-            Cols::HistI(st) => {
-                let inp = i64_input(input()?)?;
-                let apply = |h: &mut VecDeque<i64>, x: Option<i64>, acc: bool| {
-                    let Some(v) = x else { return 0 };
-                    if acc {
-                        h.push_back(v);
-                        ENTRY as isize
-                    } else {
-                        hist_remove(h, |y| *y == v, 0)
-                    }
-                };
-                let clear = |h: &mut VecDeque<i64>| {
-                    let n = heap_hist(h);
-                    h.clear();
-                    n
-                };
-                if kind == AggKind::FirstValue {
-                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| *v as u64), eq_i, clear)
-                } else {
-                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| *v as u64), eq_i, clear)
-                }
-            }
-            Cols::HistF(st) => {
-                let inp = f64_input(input()?)?;
-                let apply = |h: &mut VecDeque<f64>, x: Option<f64>, acc: bool| {
-                    let Some(v) = x else { return 0 };
-                    if acc {
-                        h.push_back(v);
-                        ENTRY as isize
-                    } else {
-                        hist_remove(h, |y| OrdF64(*y) == OrdF64(v), 0)
-                    }
-                };
-                let clear = |h: &mut VecDeque<f64>| {
-                    let n = heap_hist(h);
-                    h.clear();
-                    n
-                };
-                if kind == AggKind::FirstValue {
-                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| v.to_bits()), eq_f, clear)
-                } else {
-                    drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| v.to_bits()), eq_f, clear)
-                }
-            }
-            Cols::HistS(st) => {
-                let clear = |h: &mut VecDeque<Box<[u8]>>| {
-                    let n = heap_hist_s(h);
-                    h.clear();
-                    n
-                };
-                let first = kind == AggKind::FirstValue;
-                with_str_input!(input()?, inp => {
-                    let apply = |h: &mut VecDeque<Box<[u8]>>, x: Option<&[u8]>, acc: bool| {
-                        let Some(v) = x else { return 0 };
-                        if acc {
-                            h.push_back(Box::from(v));
-                            (v.len() + ENTRY) as isize
-                        } else {
-                            // Retractions compare borrowed bytes.
-                            hist_remove(h, |y| **y == *v, v.len())
-                        }
-                    };
-                    if first {
-                        drive_str(st, plan, out, changed, inp, apply, hist_s_first, clear)
-                    } else {
-                        drive_str(st, plan, out, changed, inp, apply, hist_s_last, clear)
-                    }
-                })
-            }
+            Cols::Count(st) => st.update_batch(b)?,
+            Cols::SumI(st) => st.update_batch(b)?,
+            Cols::SumF(st) => st.update_batch(b)?,
+            Cols::CurI(st) => st.update_batch(b)?,
+            Cols::CurF(st) => st.update_batch(b)?,
+            Cols::CurS(st) => st.update_batch(b)?,
+            Cols::SetI(st) => st.update_batch(b)?,
+            Cols::SetF(st) => st.update_batch(b)?,
+            Cols::SetS(st) => st.update_batch(b)?,
+            Cols::HistI(st) => st.update_batch(b)?,
+            Cols::HistF(st) => st.update_batch(b)?,
+            Cols::HistS(st) => st.update_batch(b)?,
         };
         Ok(d)
     }
+}
+
+/// The accumulators of one aggregate for every group slot, updated a batch
+/// at a time by slot index (DataFusion's `GroupsAccumulator::update_batch`
+/// is the model). Each [`Cols`] state vector is one aggregate family; its
+/// update is one monomorphised loop over the batch.
+trait GroupsUpdate {
+    /// Applies the batch's planned rows to their groups, writing each row's
+    /// value before and after it; returns the change in heap bytes.
+    fn update_batch(&mut self, b: Batch<'_, '_>) -> Result<isize>;
+}
+
+macro_rules! groups_update {
+    ($($state:ty => $update:ident),* $(,)?) => {
+        $(impl GroupsUpdate for Vec<$state> {
+            #[inline]
+            fn update_batch(&mut self, b: Batch<'_, '_>) -> Result<isize> {
+                $update(self, b)
+            }
+        })*
+    };
+}
+
+groups_update!(
+    i64 => update_count,
+    SumI => update_sum_i,
+    SumF => update_sum_f,
+    Option<i64> => update_cur_i,
+    Option<f64> => update_cur_f,
+    Option<Box<[u8]>> => update_cur_s,
+    BTreeMap<i64, u64> => update_set_i,
+    BTreeMap<OrdF64, u64> => update_set_f,
+    BTreeMap<Box<[u8]>, u64> => update_set_s,
+    VecDeque<i64> => update_hist_i,
+    VecDeque<f64> => update_hist_f,
+    VecDeque<Box<[u8]>> => update_hist_s,
+);
+
+/// One batch as an aggregate's update sees it: its kind, its input column
+/// (if any), the planned rows and where their values go.
+struct Batch<'a, 'p> {
+    kind: AggKind,
+    col: Option<&'a ArrayRef>,
+    plan: &'a Plan<'p>,
+    out: &'a mut OutBuf,
+    changed: &'a mut [bool],
+}
+
+/// `COUNT(*)` / `COUNT(x)`: a count per group.
+fn update_count(st: &mut [i64], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    Ok({
+        let apply = |c: &mut i64, x: bool, acc: bool| {
+            if x {
+                *c += sign(acc);
+            }
+            0
+        };
+        let value = |c: &i64| Some(*c as u64);
+        let clear = |c: &mut i64| {
+            *c = 0;
+            0
+        };
+        match col.filter(|_| kind == AggKind::Count) {
+            None => drive(st, plan, out, changed, Every, apply, value, eq_i, clear),
+            Some(a) => drive(st, plan, out, changed, Valid(a.nulls()), apply, value, eq_i, clear),
+        }
+    })
+}
+
+/// `SUM` / `AVG` of BIGINT: sum and count of non-NULL values.
+fn update_sum_i(st: &mut [SumI], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = i64_input(input()?)?;
+        let apply = |s: &mut SumI, x: Option<i64>, acc: bool| {
+            if let Some(v) = x {
+                s.sum = if acc { s.sum.wrapping_add(v) } else { s.sum.wrapping_sub(v) };
+                s.n += sign(acc);
+            }
+            0
+        };
+        let clear = |s: &mut SumI| {
+            *s = SumI::default();
+            0
+        };
+        if kind == AggKind::Avg {
+            // Java long division.
+            let value = |s: &SumI| (s.n != 0).then(|| s.sum.wrapping_div(s.n) as u64);
+            drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+        } else {
+            let value = |s: &SumI| (s.n != 0).then_some(s.sum as u64);
+            drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+        }
+    })
+}
+
+/// `SUM` / `AVG` of DOUBLE.
+fn update_sum_f(st: &mut [SumF], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = f64_input(input()?)?;
+        let apply = |s: &mut SumF, x: Option<f64>, acc: bool| {
+            if let Some(v) = x {
+                // plus(sum, v) / minus(sum, v), a NULL sum taken as v / 0 - v.
+                s.sum = Some(match (s.sum, acc) {
+                    (None, true) => v,
+                    (None, false) => 0.0 - v,
+                    (Some(t), true) => t + v,
+                    (Some(t), false) => t - v,
+                });
+                s.n += sign(acc);
+            }
+            0
+        };
+        let empty = empty_sum_f(kind);
+        let clear = move |s: &mut SumF| {
+            *s = empty;
+            0
+        };
+        if kind == AggKind::Avg {
+            let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(|t| (t / s.n as f64).to_bits()) };
+            drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+        } else {
+            let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(f64::to_bits) };
+            drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+        }
+    })
+}
+
+/// Append-only `MIN` / `MAX` / `FIRST_VALUE` / `LAST_VALUE` of BIGINT: the current value.
+fn update_cur_i(st: &mut [Option<i64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = i64_input(input()?)?;
+        let value = |s: &Option<i64>| s.map(|v| v as u64);
+        let clear = |s: &mut Option<i64>| {
+            *s = None;
+            0
+        };
+        macro_rules! cur {
+            ($f:expr) => {
+                drive(
+                    st,
+                    plan,
+                    out,
+                    changed,
+                    inp,
+                    |s: &mut Option<i64>, x: Option<i64>, _| {
+                        if let Some(v) = x {
+                            *s = Some(s.map_or(v, |c| $f(c, v)));
+                        }
+                        0
+                    },
+                    value,
+                    eq_i,
+                    clear,
+                )
+            };
+        }
+        match kind {
+            AggKind::Min => cur!(|c: i64, v: i64| c.min(v)),
+            AggKind::Max => cur!(|c: i64, v: i64| c.max(v)),
+            AggKind::FirstValue => cur!(|c: i64, _v: i64| c),
+            _ => cur!(|_c: i64, v: i64| v),
+        }
+    })
+}
+
+/// Append-only `MIN` / `MAX` / `FIRST_VALUE` / `LAST_VALUE` of DOUBLE.
+fn update_cur_f(st: &mut [Option<f64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = f64_input(input()?)?;
+        let value = |s: &Option<f64>| s.map(f64::to_bits);
+        let clear = |s: &mut Option<f64>| {
+            *s = None;
+            0
+        };
+        macro_rules! cur {
+            ($f:expr) => {
+                drive(
+                    st,
+                    plan,
+                    out,
+                    changed,
+                    inp,
+                    |s: &mut Option<f64>, x: Option<f64>, _| {
+                        if let Some(v) = x {
+                            *s = Some(s.map_or(v, |c| $f(c, v)));
+                        }
+                        0
+                    },
+                    value,
+                    eq_f,
+                    clear,
+                )
+            };
+        }
+        match kind {
+            AggKind::Min => cur!(|c: f64, v: f64| if OrdF64(v) < OrdF64(c) { v } else { c }),
+            AggKind::Max => cur!(|c: f64, v: f64| if OrdF64(v) > OrdF64(c) { v } else { c }),
+            AggKind::FirstValue => cur!(|c: f64, _v: f64| c),
+            _ => cur!(|_c: f64, v: f64| v),
+        }
+    })
+}
+
+/// Append-only `MIN` / `MAX` / `FIRST_VALUE` / `LAST_VALUE` of strings.
+fn update_cur_s(st: &mut [Option<Box<[u8]>>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let clear = |s: &mut Option<Box<[u8]>>| s.take().map_or(0, |b| b.len());
+        with_str_input!(input()?, inp => {
+            macro_rules! cur {
+                ($replace:expr) => {
+                    drive_str(st, plan, out, changed, inp, |s: &mut Option<Box<[u8]>>, x: Option<&[u8]>, _| {
+                        let Some(v) = x else { return 0 };
+                        if !$replace(s.as_deref(), v) {
+                            return 0;
+                        }
+                        let old = heap_cur_s(s);
+                        *s = Some(Box::from(v));
+                        v.len() as isize - old as isize
+                    }, cur_s, clear)
+                };
+            }
+            match kind {
+                AggKind::Min => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v < c)),
+                AggKind::Max => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v > c)),
+                AggKind::FirstValue => cur!(|c: Option<&[u8]>, _v: &[u8]| c.is_none()),
+                _ => cur!(|c: Option<&[u8]>, v: &[u8]| c.is_none_or(|c| v != c)),
+            }
+        })
+    })
+}
+
+/// Retractable `MIN` / `MAX` of BIGINT: value → count.
+fn update_set_i(st: &mut [BTreeMap<i64, u64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = i64_input(input()?)?;
+        let apply = |m: &mut BTreeMap<i64, u64>, x: Option<i64>, acc: bool| x.map_or(0, |v| multiset(m, v, acc, 0));
+        let clear = |m: &mut BTreeMap<i64, u64>| {
+            let h = heap_set(m);
+            m.clear();
+            h
+        };
+        if kind == AggKind::Min {
+            drive_in_place(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| *v as u64), eq_i, clear)
+        } else {
+            drive_in_place(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| *v as u64), eq_i, clear)
+        }
+    })
+}
+
+/// Retractable `MIN` / `MAX` of DOUBLE.
+fn update_set_f(st: &mut [BTreeMap<OrdF64, u64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = f64_input(input()?)?;
+        let apply =
+            |m: &mut BTreeMap<OrdF64, u64>, x: Option<f64>, acc: bool| x.map_or(0, |v| multiset(m, OrdF64(v), acc, 0));
+        let clear = |m: &mut BTreeMap<OrdF64, u64>| {
+            let h = heap_set(m);
+            m.clear();
+            h
+        };
+        if kind == AggKind::Min {
+            drive_in_place(st, plan, out, changed, inp, apply, |m| set_min(m).map(|v| v.0.to_bits()), eq_f, clear)
+        } else {
+            drive_in_place(st, plan, out, changed, inp, apply, |m| set_max(m).map(|v| v.0.to_bits()), eq_f, clear)
+        }
+    })
+}
+
+/// Retractable `MIN` / `MAX` of strings (probes borrow the input bytes).
+fn update_set_s(st: &mut [BTreeMap<Box<[u8]>, u64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let clear = |m: &mut BTreeMap<Box<[u8]>, u64>| {
+            let h = heap_set_s(m);
+            m.clear();
+            h
+        };
+        let min = kind == AggKind::Min;
+        with_str_input!(input()?, inp => {
+            let apply = |m: &mut BTreeMap<Box<[u8]>, u64>, x: Option<&[u8]>, acc: bool| {
+                let Some(v) = x else { return 0 };
+                // Probes borrow the input bytes; only a new value is copied.
+                if let Some(c) = m.get_mut(v) {
+                    if acc {
+                        *c = c.saturating_add(1);
+                        return 0;
+                    }
+                    if *c <= 1 {
+                        m.remove(v);
+                        return -((v.len() + ENTRY) as isize);
+                    }
+                    *c -= 1;
+                    0
+                } else if acc {
+                    m.insert(Box::from(v), 1);
+                    (v.len() + ENTRY) as isize
+                } else {
+                    0
+                }
+            };
+            if min {
+                drive_str(st, plan, out, changed, inp, apply, set_s_min, clear)
+            } else {
+                drive_str(st, plan, out, changed, inp, apply, set_s_max, clear)
+            }
+        })
+    })
+}
+
+/// Retractable `FIRST_VALUE` / `LAST_VALUE` of BIGINT: non-NULL values in arrival order.
+fn update_hist_i(st: &mut [VecDeque<i64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = i64_input(input()?)?;
+        let apply = |h: &mut VecDeque<i64>, x: Option<i64>, acc: bool| {
+            let Some(v) = x else { return 0 };
+            if acc {
+                h.push_back(v);
+                ENTRY as isize
+            } else {
+                hist_remove(h, |y| *y == v, 0)
+            }
+        };
+        let clear = |h: &mut VecDeque<i64>| {
+            let n = heap_hist(h);
+            h.clear();
+            n
+        };
+        if kind == AggKind::FirstValue {
+            drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| *v as u64), eq_i, clear)
+        } else {
+            drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| *v as u64), eq_i, clear)
+        }
+    })
+}
+
+/// Retractable `FIRST_VALUE` / `LAST_VALUE` of DOUBLE.
+fn update_hist_f(st: &mut [VecDeque<f64>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let inp = f64_input(input()?)?;
+        let apply = |h: &mut VecDeque<f64>, x: Option<f64>, acc: bool| {
+            let Some(v) = x else { return 0 };
+            if acc {
+                h.push_back(v);
+                ENTRY as isize
+            } else {
+                hist_remove(h, |y| OrdF64(*y) == OrdF64(v), 0)
+            }
+        };
+        let clear = |h: &mut VecDeque<f64>| {
+            let n = heap_hist(h);
+            h.clear();
+            n
+        };
+        if kind == AggKind::FirstValue {
+            drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| v.to_bits()), eq_f, clear)
+        } else {
+            drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| v.to_bits()), eq_f, clear)
+        }
+    })
+}
+
+/// Retractable `FIRST_VALUE` / `LAST_VALUE` of strings.
+fn update_hist_s(st: &mut [VecDeque<Box<[u8]>>], b: Batch<'_, '_>) -> Result<isize> {
+    let Batch { kind, col, plan, out, changed } = b;
+    let input = || col.ok_or_else(|| invalid_arg(format!("{kind:?} needs an input column")));
+    Ok({
+        let clear = |h: &mut VecDeque<Box<[u8]>>| {
+            let n = heap_hist_s(h);
+            h.clear();
+            n
+        };
+        let first = kind == AggKind::FirstValue;
+        with_str_input!(input()?, inp => {
+            let apply = |h: &mut VecDeque<Box<[u8]>>, x: Option<&[u8]>, acc: bool| {
+                let Some(v) = x else { return 0 };
+                if acc {
+                    h.push_back(Box::from(v));
+                    (v.len() + ENTRY) as isize
+                } else {
+                    // Retractions compare borrowed bytes.
+                    hist_remove(h, |y| **y == *v, v.len())
+                }
+            };
+            if first {
+                drive_str(st, plan, out, changed, inp, apply, hist_s_first, clear)
+            } else {
+                drive_str(st, plan, out, changed, inp, apply, hist_s_last, clear)
+            }
+        })
+    })
 }

@@ -4,36 +4,36 @@
 //! `KeySelectorUtil.getRowDataSelector`, whose generated projection writes the
 //! key fields in order with `BinaryRowWriter` after `reset()` — so the header
 //! byte (RowKind) is always 0 — and returns a `BinaryRowData`
-//! (`BinaryRowDataKeySelector`, flink-formats.md §5.5). State and key groups
-//! are both derived from those bytes, so a native operator that must agree
-//! with Flink on key groups must produce the same bytes.
+//! (`BinaryRowDataKeySelector.java`). State and key groups are both derived
+//! from those bytes, so a native operator that must agree with Flink on key
+//! groups must produce the same bytes.
 //!
 //! # The seam
-//! [`KeyEncoder`] is the seam between the operators and the row writer: an
+//! [`KeyEncoder`] is the seam between the operators and the row writers: an
 //! encoder is built once per batch (schema walk and column downcasts happen
 //! there) and then appends one key row per call into a caller-owned,
-//! reused buffer. [`FlinkKeyEncoder`] is the crate's own writer for the key
-//! types below; the full `BinaryRowData` writer lives in `sluice-transpose`
-//! and can be put behind the same trait.
+//! reused buffer. Two writers sit behind it:
 //!
-//! Supported key column types (Flink type in brackets): Boolean (BOOLEAN),
-//! Int8/16/32/64 (TINYINT/SMALLINT/INT/BIGINT), Float32/64 (FLOAT/DOUBLE, raw
-//! bits as Flink's `BinaryRowWriter` stores them), Date32 (DATE), Time32 ms
-//! (TIME), Timestamp ms (TIMESTAMP(3), compact millis), Decimal128 with
-//! precision ≤ 18 (compact DECIMAL, unscaled i64), Utf8/LargeUtf8/Utf8View
-//! (VARCHAR), Binary/LargeBinary/BinaryView (VARBINARY).
+//! - [`FlinkKeyEncoder`], this crate's columnar writer, for the compact key
+//!   types: Boolean (BOOLEAN), Int8/16/32/64 (TINYINT/SMALLINT/INT/BIGINT),
+//!   Float32/64 (FLOAT/DOUBLE, raw bits as `BinaryRowWriter` stores them),
+//!   Date32 (DATE), Time32 ms (TIME), Timestamp ms (TIMESTAMP(3), compact
+//!   millis), Decimal128 with precision ≤ 18 (compact DECIMAL, unscaled i64),
+//!   Utf8/LargeUtf8/Utf8View (VARCHAR), Binary/LargeBinary/BinaryView
+//!   (VARBINARY). It refuses every other type with an
+//!   [`Error::UnsupportedType`] rather than write different bytes.
+//! - [`TransposeKeyEncoder`], `sluice-transpose`'s `BinaryRowData` key writer,
+//!   for every type transpose maps to Flink (TIME(p), TIMESTAMP(0/6/9),
+//!   DECIMAL(p > 18), ARRAY, MAP, ROW, ...), with
+//!   [`NullLayout::Projection`](sluice_transpose::NullLayout): a NULL of a
+//!   non-compact DECIMAL or TIMESTAMP keeps its reserved zero bytes in the
+//!   variable part, as the planner's key projection (codegen) writes it and
+//!   unlike `RowDataSerializer.toBinaryRow`, so bytes, hash and key group match
+//!   the projection Flink keys by.
 //!
-//! Refused (an [`Error::UnsupportedType`], never a silently different key):
-//! DECIMAL with precision > 18 and TIMESTAMP with precision > 3. Their
-//! `BinaryRowData` form is non-compact, and a NULL of those types is written
-//! with reserved zero bytes by the planner's key projection but without them
-//! by `RowDataSerializer.toBinaryRow`, so the bytes, hash and key group
-//! differ between the two paths (flink-formats.md §2.4, §11). Keys must use
-//! the projection (codegen) form. Keys with such columns (and every other
-//! type `sluice-transpose` maps to Flink: TIME(p), TIMESTAMP(0/6/9),
-//! DECIMAL(p > 18), ARRAY, MAP, ROW, ...) are encoded by `sluice-transpose`'s
-//! `BinaryRowData` key writer ([`TransposeKeyEncoder`]) behind the same
-//! [`KeyEncoder`] seam, with [`NullLayout::Projection`](sluice_transpose::NullLayout).
+//! The operators pick per key schema (`KeyPlan`): the columnar writer when it
+//! covers every key column, else the transpose writer over the projected key
+//! columns.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -106,7 +106,7 @@ struct KeyCol<'a> {
 /// let enc = FlinkKeyEncoder::try_new(&cols, &[0]).unwrap();
 /// let mut out = Vec::new();
 /// enc.encode_row(0, &mut out).unwrap();
-/// // flink-formats.md §2.5, real Flink output for INT 42
+/// // Flink's BinaryRowWriter output for INT 42: 8 null-bit bytes, then the slot
 /// assert_eq!(out, [0, 0, 0, 0, 0, 0, 0, 0, 0x2a, 0, 0, 0, 0, 0, 0, 0]);
 /// ```
 pub struct FlinkKeyEncoder<'a> {

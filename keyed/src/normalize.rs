@@ -178,7 +178,7 @@ impl ChangelogNormalize {
     /// Benchmark-only: copy every probe key into a fresh `Vec<u8>` before
     /// probing (the owned-key behaviour the borrowed probe replaced), so the
     /// benches can compare both in one run. Not for production use.
-    #[doc(hidden)]
+    #[cfg(feature = "public_imp")]
     pub fn set_owned_key_probe(&mut self, on: bool) {
         self.owned_key_probe = on;
     }

@@ -80,7 +80,8 @@ pub struct RowConverter {
 }
 
 /// How the entry transpose sizes string / binary value buffers.
-#[doc(hidden)]
+// Only the default is reachable without `public_imp`.
+#[cfg_attr(not(feature = "public_imp"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValuesSizing {
     /// A first pass over the slots sums the lengths; buffers are allocated
@@ -160,14 +161,14 @@ impl RowConverter {
     /// Turns the flat fast paths off (`false`) or on (the default), for
     /// benchmarks and differential tests: the general paths must give the
     /// same batches and bytes.
-    #[doc(hidden)]
+    #[cfg(feature = "public_imp")]
     pub fn with_flat_paths(mut self, on: bool) -> Self {
         self.flat = on;
         self
     }
 
     /// Chooses the value-buffer sizing strategy (for benchmarks).
-    #[doc(hidden)]
+    #[cfg(feature = "public_imp")]
     pub fn with_values_sizing(mut self, sizing: ValuesSizing) -> Self {
         self.sizing = sizing;
         self

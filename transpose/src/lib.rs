@@ -79,7 +79,7 @@
 //! from the row into the Arrow values buffer (short ones without a
 //! `memcpy` call), validated as UTF-8 in 64 KiB chunks while still in
 //! cache. Value buffers of top-level strings are sized by a first pass over
-//! the slots ([`ValuesSizing::ExactPass`], the default; one pass sums up to
+//! the slots (`ValuesSizing::ExactPass`, the default; one pass sums up to
 //! four string columns), so each is allocated once at its final size and
 //! every string byte is written exactly once. Growing geometrically instead
 //! ([`ValuesSizing::Geometric`]: no first pass, re-copies on growth)
@@ -109,7 +109,9 @@ pub mod reader;
 mod row_kind;
 mod types;
 
-pub use converter::{RowConverter, ValuesSizing};
+pub use converter::RowConverter;
+#[cfg(feature = "public_imp")]
+pub use converter::ValuesSizing;
 pub use entry::RowAddress;
 pub use error::{Error, Result};
 pub use exit::{NullLayout, Rows};

@@ -4,11 +4,14 @@
 use arrow_array::OffsetSizeTrait;
 use arrow_buffer::NullBuffer;
 
-use super::SLACK;
+/// Bytes of slack after the values so that short copies may write whole
+/// 16-byte vectors.
+pub(super) const SLACK: usize = 64;
 
 /// How [`concat`](super::concat) fills its output when some rows are NULL.
 /// Not part of the stable API: for tests, benches and fuzzing.
-#[doc(hidden)]
+// Only `Auto` is chosen without `public_imp` (the others are forced by tests).
+#[cfg_attr(not(feature = "public_imp"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NullFill {
     /// `SkipNulls` for short rows; `BranchFree` for long ones when the
@@ -224,6 +227,23 @@ pub(super) unsafe fn dispatch_concat<P: RowSrc, O: OffsetSizeTrait>(
     }
 }
 
+/// [`put`] of row `i`, without bounds checks when `i < fast`.
+///
+/// # Safety
+///
+/// As [`put`]; rows below `fast` are fast rows of `p`.
+#[inline(always)]
+unsafe fn put_below<P: RowSrc>(p: &P, i: usize, fast: usize, dst: *mut u8) -> usize {
+    // SAFETY: forwarded contract; `i < fast` makes row `i` a fast row.
+    unsafe {
+        if i < fast {
+            put::<P, true>(p, i, dst)
+        } else {
+            put::<P, false>(p, i, dst)
+        }
+    }
+}
+
 /// Writes the CONCAT of every row (the valid ones only, under `nulls`) front
 /// to back; returns the value bytes written. `nulls` carries a resolved
 /// strategy (not `Auto`).
@@ -360,11 +380,7 @@ unsafe fn fill_concat<P: RowSrc, O: OffsetSizeTrait>(
                 for i in nb.valid_indices() {
                     let mut at = offs.add(i).read().as_usize();
                     for p in pieces {
-                        at += if i < fast {
-                            put::<P, true>(p, i, base.add(at))
-                        } else {
-                            put::<P, false>(p, i, base.add(at))
-                        };
+                        at += put_below::<P>(p, i, fast, base.add(at));
                     }
                 }
             }
@@ -372,11 +388,7 @@ unsafe fn fill_concat<P: RowSrc, O: OffsetSizeTrait>(
                 for i in 0..n {
                     if nb.is_valid(i) {
                         for p in pieces {
-                            pos += if i < fast {
-                                put::<P, true>(p, i, base.add(pos))
-                            } else {
-                                put::<P, false>(p, i, base.add(pos))
-                            };
+                            pos += put_below::<P>(p, i, fast, base.add(pos));
                         }
                     }
                     offs.add(i + 1).write(O::usize_as(pos));

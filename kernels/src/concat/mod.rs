@@ -62,13 +62,11 @@ use crate::error::{invalid_arg, Error, Result};
 
 mod fill;
 
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub use fill::NullFill;
-use fill::{dispatch_concat, dispatch_concat_ws, RowSrc};
-
-/// Bytes of slack after the values so that short copies may write whole
-/// 16-byte vectors.
-const SLACK: usize = 64;
+#[cfg(not(feature = "public_imp"))]
+use fill::NullFill;
+use fill::{dispatch_concat, dispatch_concat_ws, RowSrc, SLACK};
 
 /// `CONCAT(args…)` into `Utf8`.
 ///
@@ -636,7 +634,7 @@ fn exact_total_ws(sep: &Src<'_>, pieces: &[Piece<'_>], n: usize, nulls: Option<&
 /// # Errors
 ///
 /// [`Error::OffsetOverflow`] naming `total` and the limit.
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub fn check_capacity(total: usize, large: bool) -> Result<()> {
     if large {
         check_total::<i64>(total)
@@ -647,7 +645,7 @@ pub fn check_capacity(total: usize, large: bool) -> Result<()> {
 
 /// [`concat`] and [`concat_large`] with the NULL-row strategy forced, for
 /// tests, benches and fuzzing. Not part of the stable API.
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub mod forced {
     use arrow_array::{Datum, LargeStringArray, StringArray};
 

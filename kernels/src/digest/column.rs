@@ -3,16 +3,44 @@
 
 use std::sync::Arc;
 
-use arrow_array::StringArray;
+use arrow_array::{Array, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
-use super::oneshot::OneShot;
+use super::algorithm::DigestAlgorithm;
+use super::hasher::{Md5, OneShot, Sha1, Sha224, Sha256, Sha384, Sha512};
 use crate::error::Result;
 use crate::input::{check_i32_offsets, ByteColumn};
 
+/// Lowercase hex digest of every row of `input`.
+///
+/// `input` may be `Utf8`, `LargeUtf8`, `Utf8View`, `Binary`, `LargeBinary` or
+/// `BinaryView`; the bytes are hashed as stored. NULL rows give NULL. The
+/// output always has offset 0 and the input's (sliced) NULL mask.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for any other input type;
+/// [`Error::OffsetOverflow`](crate::Error::OffsetOverflow) if the hex of all non-NULL rows would exceed
+/// `i32::MAX` bytes.
+///
+/// # Performance
+///
+/// Two allocations per call (offsets, values), none per row; see the
+/// [module docs](super).
+pub fn digest_hex(input: &dyn Array, alg: DigestAlgorithm) -> Result<StringArray> {
+    crate::with_byte_column!(input, true, |col| match alg {
+        DigestAlgorithm::Md5 => hex_column::<_, Md5>(col),
+        DigestAlgorithm::Sha1 => hex_column::<_, Sha1>(col),
+        DigestAlgorithm::Sha224 => hex_column::<_, Sha224>(col),
+        DigestAlgorithm::Sha256 => hex_column::<_, Sha256>(col),
+        DigestAlgorithm::Sha384 => hex_column::<_, Sha384>(col),
+        DigestAlgorithm::Sha512 => hex_column::<_, Sha512>(col),
+    })
+}
+
 /// Hashes every non-NULL row of `col` with `H` into a `Utf8` array of
 /// lowercase hex. NULL rows stay NULL and take no value bytes.
-pub(super) fn hex_column<C: ByteColumn, H: OneShot>(col: &C) -> Result<StringArray> {
+fn hex_column<C: ByteColumn, H: OneShot>(col: &C) -> Result<StringArray> {
     let n = col.len();
     let nulls = col.nulls().filter(|nb| nb.null_count() > 0).cloned();
     let valid = n - nulls.as_ref().map_or(0, NullBuffer::null_count);

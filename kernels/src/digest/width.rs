@@ -22,9 +22,10 @@ use arrow_array::{Array, Datum, Int32Array, StringArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
-use super::column::{all_null, finish};
-use super::oneshot::{digest_into, Md5, OneShot, Sha1, Sha224, Sha256, Sha384, Sha512, MAX_DIGEST};
-use super::{digest_hex, DigestAlgorithm};
+use super::algorithm::DigestAlgorithm;
+use super::column::{all_null, digest_hex, finish};
+use super::hasher::{digest_into, Md5, OneShot, Sha1, Sha224, Sha256, Sha384, Sha512};
+use super::oneshot::MAX_DIGEST;
 use crate::error::{invalid_arg, Error, Result};
 use crate::input::{check_i32_offsets, ByteColumn};
 

@@ -3,12 +3,14 @@
 use arrow_array::{GenericStringArray, LargeStringArray, OffsetSizeTrait, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
-use super::{cache_batch, CachedEncoder, Level};
-use crate::arch::{all::encode as scalar, EncodeFn};
-use crate::error::{invalid_arg, Error, Result};
+use super::cache::{self, CachedEncoder};
+use super::sink::{check_limit, exact_len, Sink};
+use crate::arch::{all::encode as scalar, EncodeFn, Level};
+use crate::error::{invalid_arg, Result};
 
 /// How a batch sizes its values buffer. Not part of the stable API.
-#[doc(hidden)]
+// Only the default is chosen without `public_imp` (the others are forced).
+#[cfg_attr(not(feature = "public_imp"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sizing {
     /// One byte per input unit (exact for ASCII, no length pass); if a row
@@ -62,10 +64,11 @@ pub enum Sizing {
 ///
 /// # Performance
 ///
-/// One pass: the values buffer is allocated once at 3 bytes per input unit
-/// and shrunk in place to the bytes used (the shrink is a `realloc` that
-/// does not copy on common allocators); the offsets buffer once at `n + 1`.
-/// Neither is re-validated as UTF-8. No per-row allocation.
+/// The offsets buffer is allocated once at `n + 1`; the values buffer once at
+/// one byte per input unit (exact for ASCII). If a row might not fit, the
+/// exact length of the remaining rows is computed in one pass and the buffer
+/// grows once to the exact total (see the [module docs](super)). The output
+/// is not re-validated as UTF-8. No per-row allocation.
 pub fn utf16_to_utf8(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>) -> Result<StringArray> {
     encode_batch(None, Sizing::default(), i32::MAX as usize, units, offsets, nulls, None)
 }
@@ -101,16 +104,9 @@ pub fn utf16_to_utf8_cached(
 /// # Errors
 ///
 /// [`Error::OffsetOverflow`] naming `needed` and the limit.
-#[doc(hidden)]
+#[cfg(any(test, feature = "public_imp"))]
 pub fn check_output_len<O: OffsetSizeTrait>(needed: usize) -> Result<()> {
     check_limit(needed, O::MAX_OFFSET)
-}
-
-fn check_limit(needed: usize, limit: usize) -> Result<()> {
-    if needed > limit {
-        return Err(Error::OffsetOverflow { needed, limit });
-    }
-    Ok(())
 }
 
 /// Validates the offsets and validity; returns the number of rows.
@@ -140,83 +136,6 @@ fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) 
         )));
     }
     Ok(rows)
-}
-
-/// Exact bytes of the non-NULL rows `first_row..` (`offsets` starts at
-/// that row's offset).
-fn exact_len(units: &[u16], offsets: &[i64], nulls: Option<&NullBuffer>, first_row: usize) -> usize {
-    offsets
-        .windows(2)
-        .enumerate()
-        .filter(|(r, _)| nulls.is_none_or(|n| n.is_valid(first_row + r)))
-        .map(|(_, w)| scalar::utf8_len(&units[w[0] as usize..w[1] as usize]))
-        .sum()
-}
-
-/// The values buffer of a batch being filled front to back.
-pub(super) struct Sink<'a> {
-    /// The values; `values[..o]` are initialised.
-    pub(super) values: Vec<u8>,
-    /// Bytes written.
-    pub(super) o: usize,
-    capacity: usize,
-    /// Whether `capacity` holds every remaining row's worst case (3 bytes
-    /// per unit) or the exact total, so that no per-row check is needed.
-    capacity_ok: bool,
-    limit: usize,
-    /// The batch's input (offsets and validity checked).
-    pub(super) units: &'a [u16],
-    pub(super) offsets: &'a [i64],
-    pub(super) nulls: Option<&'a NullBuffer>,
-}
-
-impl Sink<'_> {
-    /// Makes sure row `r` (`len` units, not NULL) fits: the spare capacity
-    /// from `o` is then at least `3 * len` or the exact bytes of this and
-    /// every later row, plus `WRITE_SLACK`. The buffer may move.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OffsetOverflow`] if the exact total exceeds the limit.
-    #[inline(always)]
-    pub(super) fn room(&mut self, r: usize, len: usize) -> Result<()> {
-        if !self.capacity_ok && self.o + 3 * len > self.capacity {
-            self.grow(r)?;
-        }
-        Ok(())
-    }
-
-    /// This row might not fit: size the rest exactly, once.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, r: usize) -> Result<()> {
-        let rest = exact_len(self.units, &self.offsets[r..], self.nulls, r);
-        check_limit(self.o + rest, self.limit)?;
-        // SAFETY: the encoders initialised `values[..o]`.
-        unsafe { self.values.set_len(self.o) };
-        self.values.reserve_exact(rest + scalar::WRITE_SLACK);
-        self.capacity_ok = true;
-        Ok(())
-    }
-
-    /// Whether no row needs [`room`](Self::room) any more.
-    #[inline(always)]
-    pub(super) fn room_is_ok(&self) -> bool {
-        self.capacity_ok
-    }
-
-    /// The capacity the per-row check compares with.
-    #[inline(always)]
-    pub(super) fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// Where the next byte goes.
-    #[inline(always)]
-    pub(super) fn dst(&mut self) -> *mut u8 {
-        // SAFETY: `o` is within the allocation (at most its capacity).
-        unsafe { self.values.as_mut_ptr().add(self.o) }
-    }
 }
 
 /// The batch kernel behind every public batch entry point. With a cache,
@@ -271,7 +190,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
     // bypassed; its state is written back only once the batch succeeded.
     let (cache, pending, first_plain) = match cache {
         Some((c, level)) if !c.is_bypassed() => {
-            let (done, run) = cache_batch::rows(c, level, f, &mut sink, &mut out_offsets)?;
+            let (done, run) = cache::batch::rows(c, level, f, &mut sink, &mut out_offsets)?;
             (Some(c), Some(run), done)
         }
         Some((c, _)) => (Some(c), None, 0),

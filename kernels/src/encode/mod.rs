@@ -33,32 +33,28 @@
 //! the portable encoder (branch-free for 2-/3-byte characters), then SIMD
 //! resumes at the next block; the AVX-512 level (with VBMI2) also encodes
 //! 1-/2-/3-byte mixes 16 units at a time, leaving only blocks with
-//! surrogates to the portable encoder. A single value shorter than 16 units
-//! ([`encode_utf16_into`]) skips the dispatch; a batch resolves the dispatch
-//! once and sends every row through it.
+//! surrogates to the portable encoder. Values shorter than 16 units skip the
+//! dispatch altogether.
 //!
-//! A batch sizes its values buffer optimistically at one byte per input unit
-//! (exact for ASCII, no length pass). The first row that might not fit (its
-//! 3-bytes-per-unit worst case would pass the capacity) triggers one exact
-//! length pass over the remaining rows and one reallocation to the exact
-//! total, so a batch reallocates at most once. The offsets are sized once;
-//! nothing is allocated per row. (The benches and fuzz targets also run the
-//! other strategies of the hidden `Sizing` hook: an exact pass first, or 3
+//! A batch allocates its offsets once and its values buffer at one byte per
+//! input unit, which is exact for ASCII and needs no length pass. When a row
+//! might not fit (non-ASCII text), the remaining rows' exact UTF-8 length is
+//! computed once and the buffer grows once to the exact total; an unused
+//! tail of more than 64 bytes is given back with one in-place shrink. No
+//! per-row allocation.
+//! (Tests, benches and fuzz targets also run the other strategies of the
+//! `Sizing` hook behind the `public_imp` feature: an exact pass first, or 3
 //! bytes per unit and a shrink.)
 
 mod batch;
 mod cache;
-mod cache_batch;
-mod hit;
+mod sink;
 
-use crate::arch::{self, all::encode as scalar, EncodeFn};
+use crate::arch::{all::encode as scalar, EncodeFn};
+use sink::{append_capacity, run};
 
 pub use batch::{utf16_to_large_utf8, utf16_to_utf8, utf16_to_utf8_cached};
 pub use cache::{CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
-
-/// Values shorter than this many code units are encoded by the portable
-/// encoder without loading the dispatched function pointer.
-const SHORT_INPUT: usize = 16;
 
 /// Exact number of bytes the UTF-8 encoding of `units` has (see the
 /// [module docs](self) for the rules).
@@ -92,34 +88,6 @@ pub fn encode_utf16_into(units: &[u16], out: &mut Vec<u8>) {
     append_with(None, units, out)
 }
 
-/// Encodes with `kernel` (`None`: short-input path, then the dispatch).
-///
-/// # Safety
-///
-/// - `src` valid for reads of `len` units, `dst` valid for writes of
-///   `3 * len + WRITE_SLACK` bytes (or the exact length plus slack).
-/// - `kernel`, if given, comes from [`Level::encoder`] (so the CPU has its
-///   features).
-#[inline(always)]
-pub(crate) unsafe fn run(kernel: Option<EncodeFn>, src: *const u16, len: usize, dst: *mut u8) -> usize {
-    // SAFETY: forwarded caller contract; the dispatched pointer only names
-    // implementations the CPU supports.
-    unsafe {
-        match kernel {
-            Some(f) => f(src, len, dst),
-            None if len < SHORT_INPUT => scalar::encode(src, len, dst),
-            None => arch::encode_fn()(src, len, dst),
-        }
-    }
-}
-
-/// Bytes of spare capacity an append of `len` units needs.
-#[inline(always)]
-pub(crate) fn append_capacity(len: usize) -> usize {
-    // A `[u16]` holds at most isize::MAX / 2 units, so this cannot overflow.
-    3 * len + scalar::WRITE_SLACK
-}
-
 #[inline]
 fn append_with(kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
     out.reserve(append_capacity(units.len()));
@@ -133,64 +101,18 @@ fn append_with(kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
     }
 }
 
-/// A SIMD level of the encoder, for forcing the dispatch in tests, benches
-/// and fuzzing. Not part of the stable API.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Level {
-    /// The portable encoder (SWAR ASCII, branch-free 2-/3-byte).
-    Scalar,
-    /// SSE2, 16 units per step.
-    Sse2,
-    /// AVX2, 32 units per step.
-    Avx2,
-    /// AVX-512F/BW/VBMI2 + BMI2: 64 ASCII units per step, 16 mixed units
-    /// per step (byte compress), masked tails.
-    Avx512,
-}
-
-impl Level {
-    /// Every level, slowest first.
-    pub const ALL: [Level; 4] = [Level::Scalar, Level::Sse2, Level::Avx2, Level::Avx512];
-
-    /// Whether this build and CPU can run the level.
-    pub fn is_available(self) -> bool {
-        self.encoder().is_some()
-    }
-
-    /// The level the dispatch picks on this CPU.
-    pub fn detected() -> Level {
-        Level::ALL.into_iter().rev().find(|l| l.is_available()).unwrap_or(Level::Scalar)
-    }
-
-    /// The level's encoder, if this build and CPU can run it.
-    pub(crate) fn encoder(self) -> Option<EncodeFn> {
-        match self {
-            Level::Scalar => Some(scalar::encode),
-            #[cfg(target_arch = "x86_64")]
-            Level::Sse2 => Some(arch::x86_64::encode::encode_sse2),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2 => arch::x86_64::has_avx2().then_some(arch::x86_64::encode::encode_avx2 as EncodeFn),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => arch::x86_64::has_avx512().then_some(arch::x86_64::encode::encode_avx512 as EncodeFn),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => None,
-        }
-    }
-}
-
 /// Entry points with the dispatch forced to one [`Level`] and the batch
 /// sizing strategy chosen, for tests, benches and fuzzing. Not part of the
 /// stable API. Each returns `Error::InvalidArgument` when the level is not
 /// available on this build/CPU.
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub mod forced {
     use arrow_array::{LargeStringArray, StringArray};
     use arrow_buffer::NullBuffer;
 
     pub use super::batch::{check_output_len, Sizing};
-    use super::{batch, CachedEncoder, Level};
-    use crate::arch::EncodeFn;
+    use super::{batch, CachedEncoder};
+    use crate::arch::{EncodeFn, Level};
     use crate::error::{invalid_arg, Result};
 
     fn kernel(level: Level) -> Result<EncodeFn> {

@@ -24,7 +24,8 @@
 //!
 //! # Dispatch
 //!
-//! The instruction set is detected once and cached ([`Level::detect`]); for
+//! The instruction set is detected once and cached (`Level::detected`, in
+//! `arch::cpu`, shared with the encoder); for
 //! each algorithm the faster of the multi-buffer and the single-stream path
 //! on such a CPU is used (SHA-1/SHA-256 single-stream use SHA-NI where the
 //! CPU has it). `*_with_level` functions force a level, for tests and
@@ -55,69 +56,14 @@ mod sched;
 mod sha1;
 mod sha256;
 mod sha512;
-mod simd;
 
 use sched::{Algo, Compress};
 
+use crate::arch::cpu::has_sha_ni;
+use crate::arch::Level;
+
 /// A multi-buffer kernel: how many lanes, and its compression function.
 type Kernel<W> = (usize, Compress<W>);
-
-/// An instruction-set level the multi-buffer kernels can run at.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    /// Single-stream RustCrypto crates (which still use SHA-NI for SHA-1
-    /// and SHA-256 when the CPU has it).
-    Portable,
-    /// 8 × 32-bit / 4 × 64-bit lanes (AVX2).
-    Avx2,
-    /// 16 × 32-bit / 8 × 64-bit lanes (AVX-512F + AVX-512BW).
-    Avx512,
-}
-
-impl Level {
-    /// All levels, lowest first.
-    pub const ALL: [Level; 3] = [Level::Portable, Level::Avx2, Level::Avx512];
-
-    /// The best level this CPU supports, detected once and cached.
-    pub fn detect() -> Level {
-        static CACHE: AtomicU8 = AtomicU8::new(u8::MAX);
-        match CACHE.load(Ordering::Relaxed) {
-            u8::MAX => {
-                let l = Level::detect_uncached();
-                CACHE.store(l as u8, Ordering::Relaxed);
-                l
-            }
-            v => Level::from_u8(v),
-        }
-    }
-
-    /// Whether this CPU can run `self`.
-    pub fn is_available(self) -> bool {
-        self <= Level::detect()
-    }
-
-    fn from_u8(v: u8) -> Level {
-        match v {
-            2 => Level::Avx512,
-            1 => Level::Avx2,
-            _ => Level::Portable,
-        }
-    }
-
-    fn detect_uncached() -> Level {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-                return Level::Avx512;
-            }
-            if std::is_x86_feature_detected!("avx2") {
-                return Level::Avx2;
-            }
-        }
-        Level::Portable
-    }
-}
 
 /// Runs `A` at `level` (clamped to what the CPU has) with the compression
 /// function `pick` chooses, or single-stream when it chooses none.
@@ -128,7 +74,7 @@ where
     R: Fn(usize) -> Option<&'a [u8]>,
     E: FnMut(usize, &A::Out),
 {
-    let level = level.min(Level::detect());
+    let level = level.min(Level::detected());
     match pick(level) {
         // SAFETY: `pick` returns only kernels whose features `level`
         // implies, and `level` is clamped to what this CPU has; lanes <= 16.
@@ -156,19 +102,6 @@ pick!(pick_sha1, u32, sha1, 16, 8);
 pick!(pick_sha256, u32, sha256, 16, 8);
 pick!(pick_sha512, u64, sha512, 8, 4);
 
-/// Whether the CPU has the SHA extensions the `sha1`/`sha2` crates use for
-/// single-stream SHA-1 and SHA-256.
-fn has_sha_ni() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("sha") && std::is_x86_feature_detected!("sse4.1")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// The level the `*_many` entry of each algorithm runs at: the detected
 /// level (or the one [`force_level`] set), except where single-stream is
 /// faster on such a CPU.
@@ -178,11 +111,11 @@ fn has_sha_ni() -> bool {
 /// lanes do not, so with SHA-NI those two take the lanes only at AVX-512.
 fn auto_level(family: Family) -> Level {
     let level = match FORCED.load(Ordering::Relaxed) {
-        u8::MAX => Level::detect(),
-        v => Level::from_u8(v).min(Level::detect()),
+        u8::MAX => Level::detected(),
+        v => Level::from_u8(v).min(Level::detected()),
     };
     match family {
-        Family::Sha1 | Family::Sha256 if level < Level::Avx512 && has_sha_ni() => Level::Portable,
+        Family::Sha1 | Family::Sha256 if level < Level::Avx512 && has_sha_ni() => Level::Scalar,
         _ => level,
     }
 }
@@ -191,7 +124,7 @@ fn auto_level(family: Family) -> Level {
 /// them the [`crate::digest`] hex kernels) run at; `None` restores
 /// detection. For benches and tests that must measure each level through
 /// the public kernels; it is clamped to what the CPU has.
-#[doc(hidden)]
+#[cfg(feature = "public_imp")]
 pub fn force_level(level: Option<Level>) {
     FORCED.store(level.map_or(u8::MAX, |l| l as u8), Ordering::Relaxed);
 }
@@ -203,23 +136,23 @@ static FORCED: AtomicU8 = AtomicU8::new(u8::MAX);
 const MIN_ROWS: usize = 3;
 
 /// Whether the [`crate::digest`] hex kernels should hash a batch of `rows`
-/// non-NULL rows through the lanes (the `*_many` functions) on this CPU.
-pub(crate) fn prefer_many(alg: crate::digest::DigestAlgorithm, rows: usize) -> bool {
-    use crate::digest::DigestAlgorithm as D;
-    let family = match alg {
-        D::Md5 => Family::Md5,
-        D::Sha1 => Family::Sha1,
-        D::Sha224 | D::Sha256 => Family::Sha256,
-        D::Sha384 | D::Sha512 => Family::Sha512,
-    };
-    rows >= MIN_ROWS && auto_level(family) != Level::Portable
+/// non-NULL rows of an algorithm of `family` through the lanes (the
+/// `*_many` functions) on this CPU.
+pub(crate) fn prefer_many(family: Family, rows: usize) -> bool {
+    rows >= MIN_ROWS && auto_level(family) >= Level::Avx2
 }
 
+/// The algorithms that share a compression function (and so a speed
+/// profile): SHA-224 is SHA-256's, SHA-384 is SHA-512's.
 #[derive(Clone, Copy)]
-enum Family {
+pub(crate) enum Family {
+    /// MD5.
     Md5,
+    /// SHA-1.
     Sha1,
+    /// SHA-224 and SHA-256.
     Sha256,
+    /// SHA-384 and SHA-512.
     Sha512,
 }
 
@@ -242,11 +175,11 @@ macro_rules! many {
             rows: impl Fn(usize) -> Option<&'a [u8]>,
             emit: impl FnMut(usize, &[u8; $n]),
         ) {
-            $with_level(auto_level($family), n, rows, emit)
+            dispatch::<$algo, _, _>(auto_level($family), $pick, n, rows, emit)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] at a forced [`Level`] (clamped to what the CPU has).")]
-        #[doc(hidden)]
+        #[cfg(feature = "public_imp")]
         pub fn $with_level<'a>(
             level: Level,
             n: usize,

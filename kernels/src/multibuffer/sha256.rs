@@ -4,7 +4,7 @@
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
 use super::sched::{Algo, State};
-use super::simd::V32;
+use crate::arch::lanes::V32;
 
 /// SHA-256, for the scheduler.
 pub(crate) struct Sha256;
@@ -151,7 +151,7 @@ unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn compress_avx512(st: &mut State<u32>, blocks: &[*const u8; 16]) {
     // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<super::simd::avx512::V16x32>(st, blocks) }
+    unsafe { compress_body::<crate::arch::x86_64::avx512::lanes::V16x32>(st, blocks) }
 }
 
 /// 8 lanes of AVX2.
@@ -163,5 +163,5 @@ pub(crate) unsafe fn compress_avx512(st: &mut State<u32>, blocks: &[*const u8; 1
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn compress_avx2(st: &mut State<u32>, blocks: &[*const u8; 16]) {
     // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<super::simd::avx2::V8x32>(st, blocks) }
+    unsafe { compress_body::<crate::arch::x86_64::avx2::lanes::V8x32>(st, blocks) }
 }

@@ -4,7 +4,7 @@
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
 use super::sched::{Algo, State};
-use super::simd::V64;
+use crate::arch::lanes::V64;
 
 /// SHA-512, for the scheduler.
 pub(crate) struct Sha512;
@@ -238,7 +238,7 @@ unsafe fn compress_body<V: V64>(st: &mut State<u64>, blocks: &[*const u8; 16]) {
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn compress_avx512(st: &mut State<u64>, blocks: &[*const u8; 16]) {
     // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<super::simd::avx512::V8x64>(st, blocks) }
+    unsafe { compress_body::<crate::arch::x86_64::avx512::lanes::V8x64>(st, blocks) }
 }
 
 /// 4 lanes of AVX2.
@@ -250,5 +250,5 @@ pub(crate) unsafe fn compress_avx512(st: &mut State<u64>, blocks: &[*const u8; 1
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn compress_avx2(st: &mut State<u64>, blocks: &[*const u8; 16]) {
     // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<super::simd::avx2::V4x64>(st, blocks) }
+    unsafe { compress_body::<crate::arch::x86_64::avx2::lanes::V4x64>(st, blocks) }
 }

@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::layout::{row_null_bit, MAX_INLINE};
 use crate::types::TypeKind;
 
-use super::{check_utf8_from, Builder, Col, Utf8Check, UTF8_CHUNK};
+use super::builder::{check_utf8_from, unreachable_kind, Builder, Col, Utf8Check, UTF8_CHUNK};
 
 /// A top-level column decoded by the flat loops, fixed per batch.
 #[derive(Clone, Copy, Debug)]
@@ -117,7 +117,7 @@ pub(super) unsafe fn decode_block(
     debug_assert!(rows.iter().all(|r| r.len() >= fixed_size));
     pending.clear();
     for c in cols {
-        let Some(b) = builders.get_mut(c.j) else { return super::unreachable_kind() };
+        let Some(b) = builders.get_mut(c.j) else { return unreachable_kind() };
         let (p, ok) = match &mut b.col {
             Col::I64(v) => fixed_loop(rows, c, v, |w| w as i64),
             Col::F64(v) => fixed_loop(rows, c, v, f64::from_bits),
@@ -126,7 +126,7 @@ pub(super) unsafe fn decode_block(
             Col::I16(v) => fixed_loop(rows, c, v, |w| w as i16),
             Col::I8(v) => fixed_loop(rows, c, v, |w| w as i8),
             Col::Bytes { offsets, values, .. } => bytes_loop(rows, c, offsets, values),
-            _ => return super::unreachable_kind(),
+            _ => return unreachable_kind(),
         };
         if !ok {
             return Ok(false);
@@ -134,7 +134,7 @@ pub(super) unsafe fn decode_block(
         pending.push(p);
     }
     for (c, p) in cols.iter().zip(pending.iter()) {
-        let Some(b) = builders.get_mut(c.j) else { return super::unreachable_kind() };
+        let Some(b) = builders.get_mut(c.j) else { return unreachable_kind() };
         // SAFETY (`commit`, every arm): the column's loop initialised the
         // `n` values after the old length, inside the spare capacity it
         // reserved.
@@ -168,7 +168,7 @@ pub(super) unsafe fn decode_block(
                     }
                 }
             }
-            _ => return super::unreachable_kind(),
+            _ => return unreachable_kind(),
         }
         if p.any_null {
             for row in rows {

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use crate::error::{Error, Result};
 use crate::row_kind::RowKind;
 
-use super::PREFETCH_AHEAD;
+use super::builder::PREFETCH_AHEAD;
 
 /// How far ahead (in bytes of row data) the block check prefetches: far
 /// enough to cover the memory latency at the rate rows are decoded.

@@ -7,37 +7,20 @@
 //! Callers keep a short-input scalar path in front of the load (as simdutf8
 //! does), so tiny strings never pay for the indirect call.
 
+pub(crate) mod avx2;
+pub(crate) mod avx512;
 pub(crate) mod encode;
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::arch::EncodeFn;
-
-/// Whether the CPU running us has AVX2.
-#[inline]
-pub(crate) fn has_avx2() -> bool {
-    std::is_x86_feature_detected!("avx2")
-}
-
-/// Whether the CPU running us has what the AVX-512 level uses: AVX-512F,
-/// AVX-512BW, AVX-512VBMI2 (byte compress) and BMI2 (Ice Lake, Zen 4 and
-/// later; Skylake-X lacks VBMI2 and gets the AVX2 level).
-#[inline]
-pub(crate) fn has_avx512() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vbmi2")
-        && std::is_x86_feature_detected!("bmi2")
-}
+use crate::arch::{EncodeFn, Level};
 
 /// The best UTF-16 → UTF-8 encoder for this CPU.
 pub(crate) fn best_encode() -> EncodeFn {
-    if has_avx512() {
-        encode::encode_avx512
-    } else if has_avx2() {
-        encode::encode_avx2
-    } else {
-        encode::encode_sse2
+    match Level::detected() {
+        Level::Avx512 => encode::encode_avx512,
+        Level::Avx2 => encode::encode_avx2,
+        _ => encode::encode_sse2,
     }
 }
 

@@ -222,7 +222,7 @@ mod tests {
         unsafe fn run() {
             check::<Simd<core::arch::x86_64::__m256i>>();
         }
-        if std::is_x86_feature_detected!("avx2") {
+        if crate::arch::Level::Avx2.testable_level() {
             // SAFETY: AVX2 detected.
             unsafe { run() }
         }
@@ -235,8 +235,8 @@ mod tests {
         unsafe fn run() {
             check::<Simd<core::arch::x86_64::__m512i>>();
         }
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-            // SAFETY: AVX-512F/BW detected.
+        if crate::arch::Level::Avx512.testable_level() {
+            // SAFETY: the AVX-512 level (F/BW among its features) detected.
             unsafe { run() }
         }
     }

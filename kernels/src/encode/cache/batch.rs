@@ -14,33 +14,12 @@
 
 use arrow_array::OffsetSizeTrait;
 
-use super::batch::Sink;
-use super::cache::{CachedEncoder, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
 use super::hit::{HitOps, Portable};
-use super::Level;
-use crate::arch::EncodeFn;
+use super::run::Run;
+use super::{CachedEncoder, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
+use crate::arch::{EncodeFn, Level};
+use crate::encode::sink::Sink;
 use crate::error::Result;
-
-/// The cache's state during one batch, written back by
-/// [`CachedEncoder::commit`].
-pub(super) struct Run {
-    pub(super) hits: u64,
-    pub(super) misses: u64,
-    pub(super) ineligible: u64,
-    pub(super) consecutive: u32,
-    /// Eight consecutive misses happened: release the cache for good.
-    pub(super) bypassed: bool,
-    /// The previous eligible value's units (`prev_len` of them; `usize::MAX`
-    /// when there is none, which no eligible length equals).
-    pub(super) prev_units: *const u16,
-    pub(super) prev_len: usize,
-    /// Its UTF-8 bytes.
-    pub(super) prev_bytes: *const u8,
-    pub(super) prev_bytes_len: usize,
-    /// Whether `prev_*` point into this batch (input units and output
-    /// values) rather than into the encoder's own buffers.
-    pub(super) in_batch: bool,
-}
 
 /// Encodes rows from 0 until the batch ends or the cache gets bypassed;
 /// returns the number of rows done (their offsets pushed) and the run.
@@ -48,7 +27,7 @@ pub(super) struct Run {
 /// # Errors
 ///
 /// As the batch: an output past the offset limit.
-pub(super) fn rows<O: OffsetSizeTrait>(
+pub(in crate::encode) fn rows<O: OffsetSizeTrait>(
     c: &CachedEncoder,
     level: Option<Level>,
     f: EncodeFn,
@@ -56,18 +35,19 @@ pub(super) fn rows<O: OffsetSizeTrait>(
     out_offsets: &mut Vec<O>,
 ) -> Result<(usize, Run)> {
     let mut run = c.start_run();
-    let level = level.unwrap_or_else(Level::detected);
-    // SAFETY: each width's loop runs only on a CPU with its features; `f`
+    let level = level.map_or_else(Level::detected, |l| l.min(Level::detected()));
+    // SAFETY: each width's loop runs only on a CPU with its features (the
+    // level is clamped to the detected one); `f`
     // comes from the dispatch or from `Level::encoder`, as `rows_with`
     // requires.
     let done = unsafe {
         match level {
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512 if crate::arch::x86_64::has_avx512() => rows_avx512(&mut run, f, sink, out_offsets),
+            Level::Avx512 => rows_avx512(&mut run, f, sink, out_offsets),
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512 | Level::Avx2 if crate::arch::x86_64::has_avx2() => rows_avx2(&mut run, f, sink, out_offsets),
+            Level::Avx2 => rows_avx2(&mut run, f, sink, out_offsets),
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512 | Level::Avx2 | Level::Sse2 => {
+            Level::Sse2 => {
                 rows_with::<super::hit::Simd<core::arch::x86_64::__m128i>, O>(&mut run, f, sink, out_offsets)
             }
             _ => rows_with::<Portable, O>(&mut run, f, sink, out_offsets),

@@ -17,17 +17,21 @@
 //!   its lifetime; a hit resets the consecutive-miss counter;
 //! - NULL rows (in the batch form) do not touch the cache.
 
+pub(super) mod batch;
+mod hit;
+mod run;
+
 use crate::arch::EncodeFn;
 
-use super::cache_batch::Run;
-use super::hit::HitOps;
-use super::{append_capacity, run};
+use super::sink::{append_capacity, run};
+use hit::HitOps;
+use run::Run;
 
 /// The hit path of the per-value form: SSE2 is the x86_64 baseline.
 #[cfg(target_arch = "x86_64")]
-type RowHit = super::hit::Simd<core::arch::x86_64::__m128i>;
+type RowHit = hit::Simd<core::arch::x86_64::__m128i>;
 #[cfg(not(target_arch = "x86_64"))]
-type RowHit = super::hit::Portable;
+type RowHit = hit::Portable;
 
 /// Values with more UTF-16 code units than this are not eligible for the
 /// cache.
@@ -122,8 +126,9 @@ impl CachedEncoder {
         self.stats.bypassed_rows += rows;
     }
 
-    /// Heap bytes the cache currently retains (0 once bypassed). For tests.
-    #[doc(hidden)]
+    /// Heap bytes the cache currently retains (0 once bypassed). For tests
+    /// (feature `public_imp`).
+    #[cfg(feature = "public_imp")]
     pub fn retained_bytes(&self) -> usize {
         self.prev_units.capacity() * 2 + self.prev_utf8.capacity()
     }

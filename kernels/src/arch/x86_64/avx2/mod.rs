@@ -1,0 +1,3 @@
+//! AVX2 implementations (256-bit registers).
+
+pub(crate) mod lanes;
