@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field};
 
 use crate::arrow_c::{import, read_field, take_array, take_optional_array};
 use crate::error::{FfiError, FfiResult};
-use crate::flink_type::{int_input_type, string_input_type};
+use sluice_engine::flink_type::{int_input_type, string_input_type};
 
 /// One imported argument: its values, its schema field and whether the
 /// kernel sees it as a scalar.

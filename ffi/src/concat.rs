@@ -13,8 +13,8 @@ use arrow_array::Array;
 use crate::args::{broadcast, Arg};
 use crate::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::error::{FfiError, FfiResult};
-use crate::flink_type::{is_nullable, output_field, string_input_type, STRING};
 use crate::kernels;
+use sluice_engine::flink_type::{is_nullable, output_field, string_input_type, STRING};
 
 /// Takes `n` input arrays from `ins` and imports them with their schemas.
 /// Every non-NULL array is taken (and so released once) even when another

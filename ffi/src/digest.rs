@@ -11,8 +11,8 @@ use arrow_schema::DataType;
 use crate::args::Arg;
 use crate::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::error::{FfiError, FfiResult};
-use crate::flink_type::{int_input_type, is_nullable, output_field, string_input_type};
 use crate::kernels;
+use sluice_engine::flink_type::{int_input_type, is_nullable, output_field, string_input_type};
 
 /// Imports the string argument `in` (taking ownership first).
 ///

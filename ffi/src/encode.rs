@@ -11,8 +11,8 @@ use arrow_schema::DataType;
 
 use crate::arrow_c::OutSlot;
 use crate::error::{FfiError, FfiResult};
-use crate::flink_type::{output_field, STRING};
 use crate::kernels;
+use sluice_engine::flink_type::{output_field, STRING};
 
 /// Encodes `n_rows` UTF-16 strings to one `Utf8` array.
 ///

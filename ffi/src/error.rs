@@ -148,16 +148,37 @@ impl From<sluice_transpose::Error> for FfiError {
     }
 }
 
-impl From<sluice_keyed::Error> for FfiError {
-    fn from(e: sluice_keyed::Error) -> Self {
+impl FfiError {
+    fn from_keyed_code(e: &sluice_keyed::Error) -> sluice_status {
         use sluice_keyed::Error as E;
-        let code = match &e {
+        match e {
             E::UnsupportedType { .. } => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
             E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
             E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
             E::StateBudgetExceeded { .. } => sluice_status::SLUICE_ERR_STATE_BUDGET,
             E::CorruptSnapshot { .. } => sluice_status::SLUICE_ERR_CORRUPT_SNAPSHOT,
             E::Transpose(t) => FfiError::from_transpose_code(t),
+            _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
+        }
+    }
+}
+
+impl From<sluice_keyed::Error> for FfiError {
+    fn from(e: sluice_keyed::Error) -> Self {
+        FfiError::new(FfiError::from_keyed_code(&e), e.to_string())
+    }
+}
+
+impl From<sluice_engine::Error> for FfiError {
+    fn from(e: sluice_engine::Error) -> Self {
+        use sluice_engine::Error as E;
+        let code = match &e {
+            E::Parse { .. } | E::Bind(_) | E::Spec(_) | E::Invalid(_) => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
+            E::UnsupportedType(_) => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
+            E::Kernel(k) => FfiError::from_kernel_code(k),
+            E::Transpose(t) => FfiError::from_transpose_code(t),
+            E::Keyed(k) | E::Restore { source: k, .. } => FfiError::from_keyed_code(k),
+            E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
             _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
         };
         FfiError::new(code, e.to_string())

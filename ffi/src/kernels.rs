@@ -13,7 +13,7 @@ use arrow_schema::{DataType, Field, Schema};
 use sluice_kernels::{concat as k_concat, digest, encode, search};
 use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind, Rows};
 
-use crate::flink_type::FLINK_TYPE;
+use sluice_engine::flink_type::FLINK_TYPE;
 
 use crate::args::Arg;
 use crate::error::{FfiError, FfiResult};

@@ -18,8 +18,8 @@ use arrow_schema::{DataType, Schema};
 use crate::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::buffer::sluice_buffer;
 use crate::error::{FfiError, FfiResult};
-use crate::operator::KeyedOperator;
 use crate::rows::require_struct;
+use sluice_engine::keyed::KeyedOperator;
 
 /// A keyed operator (GROUP BY aggregate, changelog normalize or
 /// deduplication) with its state. Opaque: create with
@@ -288,7 +288,7 @@ pub unsafe extern "C" fn sluice_keyed_restore(
             return Ok(());
         }
         check_not_null!(bytes, "bytes");
-        op.restore(&[slice::from_raw_parts(bytes, n)], range)
+        Ok(op.restore(&[slice::from_raw_parts(bytes, n)], range)?)
     })
 }
 

@@ -45,18 +45,15 @@ mod panic;
 pub mod args;
 pub mod arrow_c;
 pub mod buffer;
-pub mod calc;
 pub mod concat;
 pub mod digest;
 pub mod encode;
 pub mod error;
-pub mod flink_type;
 #[cfg(feature = "jni")]
 pub mod jni;
 mod kernels;
 pub mod keyed;
 pub mod keyed_handle;
-pub mod operator;
 pub mod row_converter;
 pub mod rows;
 pub mod search;

@@ -22,8 +22,8 @@ use arrow_array::{Array, ArrayRef};
 use crate::args::{broadcast, take_args, Arg, Kind, Spec};
 use crate::arrow_c::OutSlot;
 use crate::error::{FfiError, FfiResult};
-use crate::flink_type::{is_nullable, output_field, STRING};
 use crate::kernels;
+use sluice_engine::flink_type::{is_nullable, output_field, STRING};
 
 /// Output description of one search function.
 struct Output {

@@ -1,6 +1,6 @@
 //! `io.sluice.jni.CalcNative`: the Calc operator's projection list
 //! (MD5, SHA1, SHA2, CONCAT, CONCAT_WS, search functions) over a batch of
-//! rows, through [`crate::calc::CalcProgram`].
+//! rows, through [`sluice_engine::calc::CalcProgram`].
 //!
 //! One handle per operator instance holds the program (both row converters)
 //! and its scratch, so a warm batch allocates only its Arrow columns and the
@@ -13,8 +13,8 @@ use sluice_transpose::{FlinkType, Rows};
 
 use super::handle::{free_handle, handle_mut, into_handle};
 use super::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
-use crate::calc::CalcProgram;
 use crate::error::{FfiError, FfiResult};
+use sluice_engine::calc::CalcProgram;
 
 /// The native state behind a `CalcNative` handle.
 #[derive(Debug)]
@@ -142,7 +142,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_process<'l>(
         let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
         let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let CalcHandle { program, scratch, rows, .. } = h;
-        with_row_batch(&mut env, &batch, scratch, |segs, addrs| program.process_segments(segs, addrs, rows))?;
+        with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(program.process_segments(segs, addrs, rows)?))?;
         row_block(&mut env, rows)
     })
 }

@@ -10,7 +10,7 @@
 //! each string is encoded once, from the Java heap into the Arrow values
 //! buffer; offsets and flags are copied (4-5 bytes a row).
 //!
-//! [`CalcProgram::process_segments_utf16`]: crate::calc::CalcProgram::process_segments_utf16
+//! [`CalcProgram::process_segments_utf16`]: sluice_engine::calc::CalcProgram::process_segments_utf16
 
 use arrow_buffer::NullBuffer;
 use jni::objects::{JBooleanArray, JCharArray, JClass, JIntArray, JObjectArray};
@@ -177,7 +177,7 @@ fn process(
                     nulls: nulls.as_ref(),
                 })
                 .collect();
-            program.process_segments_utf16(segs, addrs, &columns, rows)
+            Ok(program.process_segments_utf16(segs, addrs, &columns, rows)?)
         })
     })
 }

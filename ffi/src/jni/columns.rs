@@ -1,5 +1,5 @@
 //! `io.sluice.jni.CalcNative` column handover: a `ColumnBatch`'s arrays in,
-//! rows out ([`crate::calc::columns`]).
+//! rows out ([`sluice_engine::calc::input::columns`]).
 //!
 //! Java passes, per input field the program reads, its values array, its
 //! offsets (`int[]`, string kinds; else null) and its NULL flags
@@ -20,8 +20,8 @@ use jni::JNIEnv;
 use super::calc::CalcHandle;
 use super::handle::handle_mut;
 use super::rows::row_block;
-use crate::calc::columns::{ColumnKind, ColumnSlices};
 use crate::error::{FfiError, FfiResult};
+use sluice_engine::calc::input::columns::{ColumnKind, ColumnSlices};
 
 /// `static native int[] columnKinds(long handle)`: per input field, the
 /// `ColumnBatch` kind code, -1 (not read) or -2 (use the row path).
@@ -238,7 +238,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
             }
             // SAFETY: see above.
             let kinds = unsafe { pins.pin(row_kinds.as_raw(), kinds_len) }?;
-            let r = program.process_columns(&slices, kinds, n, rows);
+            let r = program.process_columns(&slices, kinds, n, rows).map_err(FfiError::from);
             drop(slices);
             drop(pins);
             r

@@ -2,35 +2,24 @@
 //! changelog normalize, dedup) behind Flink's keyBy, with per-key-group
 //! snapshots.
 //!
-//! One native object per Flink operator subtask: a [`KeyedOperator`] (the
-//! layer the C ABI shares) between an entry transpose (the subtask's
-//! `BinaryRowData` rows, pinned in the Java heap, to an Arrow batch plus
-//! RowKinds) and an exit transpose (the emitted changelog back to
-//! `BinaryRowData` bytes, RowKind in each row's header byte).
-//!
-//! Key groups are Flink's for the `BinaryRowData` projection of the key
-//! columns (what the SQL planner's `BinaryRowDataKeySelector` builds), so a
-//! subtask's snapshot per key group is exactly what its raw keyed state
-//! stream of that key group holds.
+//! One native object per Flink operator subtask: a [`KeyedRowOperator`]
+//! (the engine's rows-in / rows-out operator) fed with the subtask's
+//! `BinaryRowData` rows pinned in the Java heap.
 
 use jni::objects::{JByteArray, JClass, JIntArray, JObject, JObjectArray, JString};
 use jni::sys::{jint, jintArray, jlong, jobject, jobjectArray};
 use jni::JNIEnv;
-use sluice_keyed::RowKind;
-use sluice_transpose::{FlinkType, NullLayout, RowConverter, Rows};
+use sluice_transpose::{FlinkType, Rows};
 
 use crate::error::{FfiError, FfiResult};
 use crate::jni::handle::{free_handle, handle_mut, into_handle};
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
-use crate::operator::KeyedOperator;
+use sluice_engine::keyed::KeyedRowOperator;
 
 /// The native object behind a `KeyedNative` handle.
 struct KeyedJni {
-    operator: KeyedOperator,
-    entry: RowConverter,
-    exit: RowConverter,
+    operator: KeyedRowOperator,
     scratch: RowBatchScratch,
-    kinds: Vec<RowKind>,
     rows: Rows,
 }
 
@@ -55,7 +44,7 @@ fn strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &str) -> FfiResul
 }
 
 /// `static native long create(String spec, String[] names, String[] types)`:
-/// the operator of `spec` (see `ffi/src/operator/spec.rs`) over input rows of
+/// the operator of `spec` (see `sluice_engine::keyed::spec`) over input rows of
 /// the given field names and Flink types (`LogicalType.asSerializableString()`).
 #[no_mangle]
 pub extern "system" fn Java_io_sluice_jni_KeyedNative_create<'l>(
@@ -78,17 +67,8 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_create<'l>(
             .map(|(i, t)| FlinkType::parse(t).map_err(|e| FfiError::from(e).in_function(&format!("types[{i}] `{t}`"))))
             .collect::<FfiResult<Vec<_>>>()?;
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let entry = RowConverter::from_flink_types(&name_refs, &parsed)?;
-        let operator = KeyedOperator::new(entry.schema().clone(), &spec)?;
-        let exit = RowConverter::new(operator.output_schema().clone())?;
-        Ok(into_handle(KeyedJni {
-            operator,
-            entry,
-            exit,
-            scratch: RowBatchScratch::default(),
-            kinds: Vec::new(),
-            rows: Rows::default(),
-        }))
+        let operator = KeyedRowOperator::new(&name_refs, &parsed, &spec)?;
+        Ok(into_handle(KeyedJni { operator, scratch: RowBatchScratch::default(), rows: Rows::default() }))
     })
 }
 
@@ -103,7 +83,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_outputTypes<'l>(
     jni_boundary!(env, "KeyedNative.outputTypes", std::ptr::null_mut(), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let types: Vec<String> = k.exit.flink_types().map(|t| t.to_string()).collect();
+        let types: Vec<String> = k.operator.output_types().map(|t| t.to_string()).collect();
         let arr = env.new_object_array(types.len() as i32, "java/lang/String", JObject::null())?;
         for (i, t) in types.iter().enumerate() {
             let s = env.new_string(t)?;
@@ -135,15 +115,8 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_process<'l>(
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
         let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
-        let KeyedJni { operator, entry, exit, scratch, kinds, rows } = k;
-        with_row_batch(&mut env, &batch, scratch, |segs, addrs| -> FfiResult<()> {
-            kinds.clear();
-            kinds.resize(addrs.len(), RowKind::Insert);
-            let input = entry.rows_to_batch_segments_into(segs, addrs, kinds)?;
-            let (out, out_kinds) = operator.push(&input, kinds)?;
-            exit.batch_to_rows_into(&out, Some(&out_kinds), NullLayout::Serializer, rows)?;
-            Ok(())
-        })?;
+        let KeyedJni { operator, scratch, rows } = k;
+        with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.process_segments(segs, addrs, rows)?))?;
         row_block(&mut env, rows)
     })
 }
@@ -169,18 +142,9 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_keyGroups<'l>(
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
         let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
-        let KeyedJni { operator, entry, scratch, kinds, .. } = k;
-        let groups = with_row_batch(&mut env, &batch, scratch, |segs, addrs| -> FfiResult<Vec<i32>> {
-            kinds.clear();
-            kinds.resize(addrs.len(), RowKind::Insert);
-            let input = entry.rows_to_batch_segments_into(segs, addrs, kinds)?;
-            let n = input.num_rows();
-            let mut groups = vec![0i32; n];
-            let mut channels = vec![0i32; n];
-            let m = operator.max_parallelism();
-            sluice_keyed::key_groups(&input, &operator.spec().keys, m, 1, &mut groups, &mut channels)?;
-            Ok(groups)
-        })?;
+        let KeyedJni { operator, scratch, .. } = k;
+        let groups =
+            with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.key_groups_segments(segs, addrs)?))?;
         let arr = env.new_int_array(groups.len() as i32)?;
         env.set_int_array_region(&arr, 0, &groups)?;
         Ok(arr.into_raw())
@@ -201,8 +165,8 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_snapshotKeyGroups<'l>(
     jni_boundary!(env, "KeyedNative.snapshotKeyGroups", std::ptr::null_mut(), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let range = k.operator.key_group_range(first, last)?;
-        let blobs = k.operator.snapshot_key_groups(range)?;
+        let range = k.operator.operator().key_group_range(first, last)?;
+        let blobs = k.operator.operator().snapshot_key_groups(range)?;
         let arr = env.new_object_array(blobs.len() as i32, "[B", JObject::null())?;
         for (i, b) in blobs.iter().enumerate() {
             let jb = env.byte_array_from_slice(b)?;
@@ -228,7 +192,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_restore<'l>(
     jni_boundary!(env, "KeyedNative.restore", (), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let range = k.operator.key_group_range(first, last)?;
+        let range = k.operator.operator().key_group_range(first, last)?;
         if blobs.is_null() {
             return Err(FfiError::null("blobs"));
         }
@@ -244,7 +208,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_restore<'l>(
             env.delete_local_ref(jb)?;
         }
         let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        k.operator.restore(&refs, range)
+        Ok(k.operator.operator_mut().restore(&refs, range)?)
     })
 }
 
@@ -259,7 +223,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_retainedBytes<'l>(
     jni_boundary!(env, "KeyedNative.retainedBytes", 0, {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        Ok(k.operator.size() as jlong)
+        Ok(k.operator.operator().size() as jlong)
     })
 }
 

@@ -8,7 +8,7 @@ use arrow_buffer::NullBuffer;
 use sluice_transpose::lazy_strings::Utf16Column;
 use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind, Rows, TypeKind};
 
-use super::CalcProgram;
+use crate::calc::CalcProgram;
 
 const NAMES: [&str; 3] = ["s", "id", "t"];
 
@@ -147,7 +147,7 @@ fn bad_utf16_columns_fail_with_clear_messages() {
     let offs = [0i64, 1, 2];
     let mut out = Rows::default();
     let mut err =
-        |cols: &[Utf16Column<'_>]| prog.process_segments_utf16(&segs, &addrs, cols, &mut out).unwrap_err().message;
+        |cols: &[Utf16Column<'_>]| prog.process_segments_utf16(&segs, &addrs, cols, &mut out).unwrap_err().to_string();
     let col = |field| Utf16Column { field, units: &units, offsets: &offs, nulls: None };
     assert!(err(&[col(1)]).contains("UTF-16 input for a BIGINT NOT NULL column"), "{}", err(&[col(1)]));
     assert!(err(&[col(7)]).contains("UTF-16 column 7 does not exist; the input has 3 columns"));

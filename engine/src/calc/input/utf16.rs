@@ -15,8 +15,8 @@ use sluice_kernels::encode::{CachedEncoder, EncodeCacheStats};
 use sluice_transpose::lazy_strings::Utf16Column;
 use sluice_transpose::{NullLayout, RowAddress, RowKind, Rows};
 
-use super::CalcProgram;
-use crate::error::{FfiError, FfiResult};
+use crate::calc::CalcProgram;
+use crate::error::{Error, Result};
 
 impl CalcProgram {
     /// As [`CalcProgram::process_segments`], except that the fields listed
@@ -25,7 +25,7 @@ impl CalcProgram {
     /// not read (the Java side leaves them NULL).
     ///
     /// # Errors
-    /// As [`CalcProgram::process_segments`]; `SLUICE_ERR_INVALID_ARGUMENT`
+    /// As [`CalcProgram::process_segments`]; [`Error::Invalid`]
     /// for a field out of range, listed twice or not CHAR / VARCHAR, bad
     /// offsets, or a row count that differs from the rows'.
     pub fn process_segments_utf16(
@@ -34,7 +34,7 @@ impl CalcProgram {
         rows: &[RowAddress],
         columns: &[Utf16Column<'_>],
         out: &mut Rows,
-    ) -> FfiResult<()> {
+    ) -> Result<()> {
         let width = self.input.schema().fields().len();
         if self.utf16_caches.len() < width {
             self.utf16_caches.resize_with(width, CachedEncoder::new);
@@ -42,7 +42,7 @@ impl CalcProgram {
         let mut caches = Vec::with_capacity(columns.len());
         for c in columns {
             let slot = self.utf16_caches.get_mut(c.field).ok_or_else(|| {
-                FfiError::invalid(format!("UTF-16 column {} does not exist; the input has {width} columns", c.field))
+                Error::invalid(format!("UTF-16 column {} does not exist; the input has {width} columns", c.field))
             })?;
             caches.push(std::mem::take(slot));
         }
@@ -71,5 +71,4 @@ impl CalcProgram {
 }
 
 #[cfg(test)]
-#[path = "lazy_tests.rs"]
 mod tests;

@@ -119,7 +119,7 @@ fn column_path(exprs: &[&str], cols: &[JavaColumn], kinds: &[RowKind], n: usize)
     let slices: Vec<ColumnSlices<'_>> = cols.iter().map(JavaColumn::slices).collect();
     let bytes: Vec<u8> = kinds.iter().map(|k| k.to_byte()).collect();
     let mut out = Rows::default();
-    program(exprs).process_columns(&slices, &bytes, n, &mut out).map_err(|e| e.message)?;
+    program(exprs).process_columns(&slices, &bytes, n, &mut out).map_err(|e| e.to_string())?;
     Ok(out)
 }
 

@@ -7,21 +7,24 @@
 //! runs: rows → Arrow (one copy per string, from the row into the Arrow
 //! values buffer) → kernels → rows (one copy per output string).
 //!
-//! Used by the JNI class `io.sluice.jni.CalcNative` (`crate::jni::calc`);
-//! the type is plain Rust so a C entry point can hold it too.
+//! The program takes its input in one of three ways ([`input`]): Flink rows
+//! in heap segments, rows whose strings arrive as UTF-16, or borrowed
+//! column arrays. The Java operators (through the JNI binding) use all
+//! three; the type is plain Rust, so a C caller or a Rust program holds it
+//! just the same.
 
-pub mod columns;
 pub mod eval;
-mod lazy;
+pub mod input;
 pub mod spec;
 
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
-use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind, Rows};
+use sluice_transpose::{FlinkType, RowConverter, RowKind};
 
-use crate::error::{FfiError, FfiResult};
+use crate::error::{Error, Result};
 use eval::{Bound, Inputs};
+pub use input::columns::{ColumnKind, ColumnSlices, NOT_NEEDED, UNSUPPORTED};
 
 /// A compiled projection list with its converters.
 #[derive(Debug)]
@@ -35,7 +38,7 @@ pub struct CalcProgram {
     /// Input fields some expression reads; only these are decoded.
     needed: Vec<bool>,
     /// One repeated-value encode cache per input field, for columns that
-    /// arrive as UTF-16 (`lazy.rs`); empty until the first such batch.
+    /// arrive as UTF-16 ([`input::utf16`]); empty until the first such batch.
     utf16_caches: Vec<sluice_kernels::encode::CachedEncoder>,
 }
 
@@ -47,29 +50,29 @@ impl CalcProgram {
     /// same Arrow representation as the inferred one.
     ///
     /// # Errors
-    /// `SLUICE_ERR_INVALID_ARGUMENT` for a parse error (naming the
-    /// expression and byte), an unknown column, a wrong argument type, a
+    /// [`Error::Parse`] for a parse error (naming the expression and byte);
+    /// [`Error::Bind`] for an unknown column, a wrong argument type, a
     /// constant output column or an incompatible output type;
-    /// `SLUICE_ERR_UNSUPPORTED_TYPE` for an input type sluice cannot carry.
+    /// [`Error::Transpose`] for an input type sluice cannot carry.
     pub fn new(
         input_names: &[String],
         input_types: &[FlinkType],
         exprs: &[&str],
         output_types: Option<&[FlinkType]>,
-    ) -> FfiResult<Self> {
+    ) -> Result<Self> {
         if input_names.len() != input_types.len() {
-            return Err(FfiError::invalid(format!(
+            return Err(Error::bind(format!(
                 "{} input names for {} input types",
                 input_names.len(),
                 input_types.len()
             )));
         }
         if exprs.is_empty() {
-            return Err(FfiError::invalid("the projection list is empty"));
+            return Err(Error::bind("the projection list is empty"));
         }
         if let Some(o) = output_types {
             if o.len() != exprs.len() {
-                return Err(FfiError::invalid(format!("{} output types for {} expressions", o.len(), exprs.len())));
+                return Err(Error::bind(format!("{} output types for {} expressions", o.len(), exprs.len())));
             }
         }
         let names: Vec<&str> = input_names.iter().map(String::as_str).collect();
@@ -79,9 +82,12 @@ impl CalcProgram {
         let mut out_names = Vec::with_capacity(exprs.len());
         let mut out_types = Vec::with_capacity(exprs.len());
         for (i, text) in exprs.iter().enumerate() {
-            let at = |m: String| FfiError::invalid(format!("expression {} ({text}): {m}", i + 1));
-            let p = spec::parse(text).map_err(|e| at(e.to_string()))?;
-            let (b, t, reads) = eval::bind(&p.expr, &inputs).map_err(|e| at(e.message))?;
+            let at = |m: String| Error::bind(format!("expression {} ({text}): {m}", i + 1));
+            let p = spec::parse(text).map_err(|e| match e {
+                Error::Parse { text, pos, message, .. } => Error::Parse { expression: Some(i + 1), text, pos, message },
+                other => other,
+            })?;
+            let (b, t, reads) = eval::bind(&p.expr, &inputs).map_err(|e| at(e.to_string()))?;
             if !reads {
                 return Err(at("uses no input column; constant output columns are not supported".into()));
             }
@@ -134,34 +140,18 @@ impl CalcProgram {
     ///
     /// # Errors
     /// Kernel errors (e.g. Flink's SHA2 width error).
-    pub fn eval(&self, batch: &RecordBatch) -> FfiResult<RecordBatch> {
+    pub fn eval(&self, batch: &RecordBatch) -> Result<RecordBatch> {
         let n = batch.num_rows();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.exprs.len());
         for (i, b) in self.exprs.iter().enumerate() {
             let a = eval::eval(b, batch)?;
             if a.array.len() != n {
-                return Err(FfiError::invalid(format!("output column {i} has {} values for {n} rows", a.array.len())));
+                return Err(Error::invalid(format!("output column {i} has {} values for {n} rows", a.array.len())));
             }
             columns.push(a.array);
         }
         let schema = Arc::clone(self.output.schema());
         Ok(RecordBatch::try_new_with_options(schema, columns, &RecordBatchOptions::new().with_row_count(Some(n)))?)
-    }
-
-    /// Rows in (in heap segments, as `io.sluice.jni.RowBatch` hands them
-    /// over) → projected rows out, RowKinds preserved.
-    ///
-    /// # Errors
-    /// Malformed rows, kernel errors.
-    pub fn process_segments(&mut self, segments: &[&[u8]], rows: &[RowAddress], out: &mut Rows) -> FfiResult<()> {
-        self.kinds.clear();
-        self.kinds.resize(rows.len(), RowKind::Insert);
-        // Only the columns the expressions read are decoded (a wide row's
-        // other strings are never copied); the rest are placeholders.
-        let batch = self.input.rows_to_batch_segments_projected(segments, rows, &mut self.kinds, &self.needed)?;
-        let projected = self.eval(&batch)?;
-        self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
-        Ok(())
     }
 }
 

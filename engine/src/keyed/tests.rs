@@ -12,7 +12,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use sluice_keyed::{key_groups, KeyGroupRange, RowKind};
 
 use super::KeyedOperator;
-use crate::error::sluice_status;
+use crate::error::Error;
 
 fn schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
@@ -221,30 +221,30 @@ fn watermark_emits_an_empty_batch_of_the_output_schema() {
 }
 
 #[test]
-fn refusals_carry_their_codes() {
-    use sluice_status::*;
+fn refusals_carry_their_variants() {
+    use sluice_keyed::Error as K;
     let e = KeyedOperator::new(schema(), "dedup keys=0 keep=last order=rowtime(0)").unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_UNSUPPORTED_TYPE, "{}", e.message);
+    assert!(matches!(e, Error::Keyed(K::UnsupportedType { .. })), "{e}");
     let e = KeyedOperator::new(schema(), "group_agg keys=0 aggs=sum(0)").unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_UNSUPPORTED_TYPE, "{}", e.message);
+    assert!(matches!(e, Error::Keyed(K::UnsupportedType { .. })), "{e}");
 
     let mut op = KeyedOperator::new(schema(), "normalize keys=0 budget=200").unwrap();
     let rows = many();
     let e = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_STATE_BUDGET, "{}", e.message);
-    assert!(e.message.contains("budget is 200"), "{}", e.message);
+    assert!(matches!(e, Error::Keyed(K::StateBudgetExceeded { .. })), "{e}");
+    assert!(e.to_string().contains("budget is 200"), "{}", e.to_string());
 
     let other = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, false)]));
     let b = RecordBatch::try_new(other, vec![Arc::new(Int64Array::from(vec![1]))]).unwrap();
     let e = op.push(&b, &[RowKind::Insert]).unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_INVALID_ARGUMENT);
-    assert!(e.message.contains("does not match the operator's input schema"), "{}", e.message);
+    assert!(matches!(e, Error::Keyed(K::InvalidArgument(_))), "{e}");
+    assert!(e.to_string().contains("does not match the operator's input schema"), "{}", e.to_string());
 
     let mut d = KeyedOperator::new(schema(), "dedup keys=0 keep=first").unwrap();
     let e = d.push_bytes(&batch(&[("a", None, 0)]), Some(&[3])).unwrap_err();
-    assert!(e.message.contains("does not accept row kind 3"), "{}", e.message);
+    assert!(e.to_string().contains("does not accept row kind 3"), "{}", e.to_string());
     let e = d.push_bytes(&batch(&[("a", None, 0)]), Some(&[9])).unwrap_err();
-    assert!(e.message.contains("9 is not a Flink RowKind"), "{}", e.message);
+    assert!(e.to_string().contains("9 is not a Flink RowKind"), "{}", e.to_string());
 
     // Corrupt, truncated and foreign snapshots.
     let mut g = KeyedOperator::new(schema(), "group_agg keys=0 aggs=count(*)").unwrap();
@@ -253,14 +253,14 @@ fn refusals_carry_their_codes() {
     let mut snap = g.snapshot(all).unwrap();
     let mut fresh = KeyedOperator::new(schema(), "group_agg keys=0 aggs=count(*)").unwrap();
     let e = fresh.restore(&[&snap[..snap.len() - 3]], all).unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT, "{}", e.message);
+    assert!(matches!(e, Error::Keyed(K::CorruptSnapshot { .. })), "{e}");
     let last = snap.len() - 9;
     snap[last] ^= 1;
     let e = fresh.restore(&[&[], &snap], all).unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT);
-    assert!(e.message.starts_with("blob 1: "), "{}", e.message);
+    assert!(matches!(e, Error::Restore { blob: 1, source: K::CorruptSnapshot { .. } }), "{e}");
+    assert!(e.to_string().starts_with("blob 1: "), "{}", e.to_string());
     let e = fresh.restore(&[&d.snapshot(all).unwrap()], all).unwrap_err();
-    assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT, "{}", e.message);
+    assert!(matches!(e, Error::Keyed(K::CorruptSnapshot { .. })), "{e}");
     assert_eq!(fresh.num_keys(), 0);
 
     // A struct batch with a NULL row is refused; without, it is a push.
@@ -273,11 +273,11 @@ fn refusals_carry_their_codes() {
     )
     .unwrap();
     let e = n.push_struct(&with_null, None).unwrap_err();
-    assert!(e.message.contains("1 NULL rows"), "{}", e.message);
+    assert!(e.to_string().contains("1 NULL rows"), "{}", e.to_string());
     let (out, k) = n.push_struct(&StructArray::from(rows), Some(&[0, 0])).unwrap();
     assert_eq!((out.num_rows(), k), (2, vec![RowKind::Insert; 2]));
 
     for (a, b) in [(-1, 3), (5, 4), (0, 128)] {
-        assert_eq!(g.key_group_range(a, b).unwrap_err().code, SLUICE_ERR_INVALID_ARGUMENT);
+        assert!(matches!(g.key_group_range(a, b).unwrap_err(), Error::Invalid(_)));
     }
 }

@@ -46,7 +46,7 @@
 use arrow_schema::Schema;
 use sluice_keyed::{AggSpec, DedupOrder, Keep, StateBackendKind};
 
-use crate::error::{FfiError, FfiResult};
+use crate::error::{Error, Result};
 
 /// Flink's `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM`.
 const MAX_MAX_PARALLELISM: i32 = 1 << 15;
@@ -95,15 +95,15 @@ pub enum SpecKind {
     },
 }
 
-fn spec_err(message: impl Into<String>) -> FfiError {
-    FfiError::invalid(format!("bad operator spec: {}", message.into()))
+fn spec_err(message: impl Into<String>) -> Error {
+    Error::Spec(message.into())
 }
 
 /// Parses `spec` against `schema` (column names and index bounds).
 ///
 /// # Errors
-/// `SLUICE_ERR_INVALID_ARGUMENT` with a message naming the offending part.
-pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
+/// [`Error::Spec`] with a message naming the offending part.
+pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     let mut words = spec.split_ascii_whitespace();
     let op = words.next().ok_or_else(|| spec_err("empty spec (expected group_agg, normalize or dedup)"))?;
     let allowed: &[&str] = match op {
@@ -182,7 +182,7 @@ pub fn parse(spec: &str, schema: &Schema) -> FfiResult<OperatorSpec> {
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
 }
 
-fn boolean(v: Option<&str>, name: &str, default: bool) -> FfiResult<bool> {
+fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool> {
     match v {
         None => Ok(default),
         Some("true") => Ok(true),
@@ -198,7 +198,7 @@ fn call(s: &str) -> Option<(&str, &str)> {
     Some((name, arg))
 }
 
-fn column(s: &str, schema: &Schema, what: &str) -> FfiResult<usize> {
+fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
     let n = schema.fields().len();
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return s
@@ -210,14 +210,14 @@ fn column(s: &str, schema: &Schema, what: &str) -> FfiResult<usize> {
     schema.index_of(s).map_err(|_| spec_err(format!("{what}: no field named `{s}` (and not a column index)")))
 }
 
-fn columns(s: &str, schema: &Schema, what: &str) -> FfiResult<Vec<usize>> {
+fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>> {
     if s.is_empty() {
         return Err(spec_err(format!("{what}= is empty")));
     }
     s.split(',').map(|c| column(c, schema, what)).collect()
 }
 
-fn aggs(s: &str, schema: &Schema) -> FfiResult<Vec<AggSpec>> {
+fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
     if s.is_empty() {
         return Err(spec_err("aggs= is empty"));
     }
@@ -318,7 +318,7 @@ mod tests {
                 backend: StateBackendKind::RocksDb
             }
         );
-        assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().message.contains("backend=`heap`"));
+        assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().to_string().contains("backend=`heap`"));
     }
 
     /// Found by the `operator_spec` fuzz target (30-minute ASan run):
@@ -328,9 +328,9 @@ mod tests {
     fn a_malformed_aggregate_names_the_aggs_value() {
         let s = schema();
         let e = parse("group_agg keys=0 aggs==", &s).unwrap_err();
-        assert!(e.message.contains("aggs=`=`"), "{}", e.message);
+        assert!(e.to_string().contains("aggs=`=`"), "{}", e.to_string());
         let e = parse("group_agg keys=0 aggs=count(*),sum(2", &s).unwrap_err();
-        assert!(e.message.contains("aggregate `sum(2` of aggs=`count(*),sum(2`"), "{}", e.message);
+        assert!(e.to_string().contains("aggregate `sum(2` of aggs=`count(*),sum(2`"), "{}", e.to_string());
     }
 
     /// Found by the `operator_spec` fuzz target: `aggs=count(*),` failed
@@ -345,7 +345,7 @@ mod tests {
             ("group_agg keys=0 aggs=sum(2),,max(1)", "sum(2),,max(1)"),
         ] {
             let e = parse(spec, &s).unwrap_err();
-            assert_eq!(e.message, format!("bad operator spec: aggs=`{list}` has an empty aggregate (a stray ',')"));
+            assert_eq!(e.to_string(), format!("bad operator spec: aggs=`{list}` has an empty aggregate (a stray ',')"));
         }
         // A column named by the empty string is still a column.
         let named = Schema::new(vec![Field::new("", DataType::Int64, true)]);
@@ -358,7 +358,7 @@ mod tests {
     #[test]
     fn unknown_aggregate_names_the_entry() {
         let e = parse("group_agg keys= aggs=(2)", &schema()).unwrap_err();
-        assert!(e.message.contains("unknown aggregate `` in `(2)`"), "{}", e.message);
+        assert!(e.to_string().contains("unknown aggregate `` in `(2)`"), "{}", e.to_string());
     }
 
     #[test]
@@ -388,8 +388,8 @@ mod tests {
             ("dedup keys=0 keep=last order=eventtime", "order=`eventtime`"),
         ] {
             let e = parse(spec, &s).unwrap_err();
-            assert!(e.message.contains(needle), "{spec:?}: {}", e.message);
-            assert!(e.message.starts_with("bad operator spec: "), "{}", e.message);
+            assert!(e.to_string().contains(needle), "{spec:?}: {}", e.to_string());
+            assert!(e.to_string().starts_with("bad operator spec: "), "{}", e.to_string());
         }
     }
 }

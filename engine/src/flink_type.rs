@@ -6,26 +6,14 @@
 //! Arrow type alone would suggest (nullability; a `Binary` column that Flink
 //! knows as a character string). Every output field carries it.
 //!
-//! Output types follow Flink's planner (`FlinkSqlOperatorTable`):
-//!
-//! | function | `flink.type` of the output |
-//! | --- | --- |
-//! | MD5 | `CHAR(32)` |
-//! | SHA1 | `CHAR(40)` |
-//! | SHA2 | `VARCHAR(128)` |
-//! | CONCAT, CONCAT_WS, REPLACE, SPLIT_INDEX, decoded UTF-16 | `VARCHAR(2147483647)` (Flink's `STRING`: Calcite's `explicit(VARCHAR)` takes Flink's default VARCHAR precision, `Integer.MAX_VALUE`) |
-//! | POSITION / LOCATE | `INT` |
-//! | LIKE | `BOOLEAN` |
-//!
-//! each followed by ` NOT NULL` when the output cannot be NULL (Calcite's
-//! `TO_NULLABLE`: nullable iff an operand is nullable; `SPLIT_INDEX` is
-//! always nullable since an out-of-range index yields NULL).
+//! What each function returns is the function table's
+//! ([`Func::output_type`](crate::function::Func::output_type)).
 
 use std::collections::HashMap;
 
 use arrow_schema::{DataType, Field};
 
-use crate::error::{FfiError, FfiResult};
+use crate::error::{Error, Result};
 
 /// The metadata key.
 pub const FLINK_TYPE: &str = "flink.type";
@@ -68,13 +56,13 @@ pub fn is_character_string(t: &str) -> bool {
 /// `flink.type` that is not a character string is refused.
 ///
 /// # Errors
-/// `SLUICE_ERR_UNSUPPORTED_TYPE` naming `what`, the Arrow type and the Flink
+/// [`Error::UnsupportedType`] naming `what`, the Arrow type and the Flink
 /// type.
-pub fn string_input_type(field: &Field, what: &str, allow_binary: bool) -> FfiResult<DataType> {
+pub fn string_input_type(field: &Field, what: &str, allow_binary: bool) -> Result<DataType> {
     let ft = flink_type(field);
     if let Some(t) = ft {
         if !is_character_string(t) {
-            return Err(FfiError::unsupported_type(format!(
+            return Err(Error::UnsupportedType(format!(
                 "{what} must be a character string (CHAR, VARCHAR, STRING); its flink.type is {t}"
             )));
         }
@@ -86,7 +74,7 @@ pub fn string_input_type(field: &Field, what: &str, allow_binary: bool) -> FfiRe
         DataType::LargeBinary if as_string => Ok(DataType::LargeUtf8),
         DataType::BinaryView if as_string => Ok(DataType::Utf8View),
         dt @ (DataType::Binary | DataType::LargeBinary | DataType::BinaryView) => Ok(dt.clone()),
-        other => Err(FfiError::unsupported_type(format!(
+        other => Err(Error::UnsupportedType(format!(
             "{what} must be Utf8, LargeUtf8 or Utf8View{}, got {other}",
             if allow_binary { " (or a binary type)" } else { "" }
         ))),
@@ -96,17 +84,17 @@ pub fn string_input_type(field: &Field, what: &str, allow_binary: bool) -> FfiRe
 /// The Arrow type to import an INT argument as (only `Int32`).
 ///
 /// # Errors
-/// `SLUICE_ERR_UNSUPPORTED_TYPE` for anything else, or a `flink.type` that
+/// [`Error::UnsupportedType`] for anything else, or a `flink.type` that
 /// is not `INT`.
-pub fn int_input_type(field: &Field, what: &str) -> FfiResult<DataType> {
+pub fn int_input_type(field: &Field, what: &str) -> Result<DataType> {
     if let Some(t) = flink_type(field) {
         if !matches!(root(t).as_str(), "INT" | "INTEGER") {
-            return Err(FfiError::unsupported_type(format!("{what} must be INT; its flink.type is {t}")));
+            return Err(Error::UnsupportedType(format!("{what} must be INT; its flink.type is {t}")));
         }
     }
     match field.data_type() {
         DataType::Int32 => Ok(DataType::Int32),
-        other => Err(FfiError::unsupported_type(format!("{what} must be Int32, got {other}"))),
+        other => Err(Error::UnsupportedType(format!("{what} must be Int32, got {other}"))),
     }
 }
 

@@ -12,9 +12,9 @@ use sluice_keyed::{
 };
 use sluice_transpose::FlinkType;
 
-use crate::error::{FfiError, FfiResult};
+use crate::error::{Error, Result};
 use crate::flink_type::FLINK_TYPE;
-use crate::operator::spec::{self, OperatorSpec, SpecKind};
+use crate::keyed::spec::{self, OperatorSpec, SpecKind};
 
 /// The three keyed operators of `sluice-keyed`.
 pub enum Operator {
@@ -26,12 +26,11 @@ pub enum Operator {
     Dedup(Deduplicate),
 }
 
-/// A keyed operator created from a spec string (see [`spec`](crate::operator::spec)),
+/// A keyed operator created from a spec string (see [`spec`](crate::keyed::spec)),
 /// with the schemas a foreign caller needs and Flink-key-group snapshots.
 ///
-/// This is the layer both the C ABI (`sluice_keyed_*`) and a JNI binding
-/// call: everything here takes and returns Rust values; pointers and
-/// ownership rules live in the binding.
+/// This is the layer every binding calls: everything here takes and
+/// returns Rust values; pointers and ownership rules live in the binding.
 pub struct KeyedOperator {
     operator: Operator,
     spec: OperatorSpec,
@@ -49,7 +48,7 @@ impl std::fmt::Debug for KeyedOperator {
 
 /// `field` with its `flink.type` set (kept when already there, derived
 /// from the Arrow type otherwise).
-fn with_flink_type(field: &Field) -> FfiResult<Field> {
+fn with_flink_type(field: &Field) -> Result<Field> {
     let t = FlinkType::from_arrow_field(field)?;
     let mut md = field.metadata().clone();
     md.insert(FLINK_TYPE.to_string(), t.to_string());
@@ -60,10 +59,10 @@ impl KeyedOperator {
     /// Parses `spec` against `input_schema` and builds the operator.
     ///
     /// # Errors
-    /// `SLUICE_ERR_INVALID_ARGUMENT` for a bad spec (the message names the
-    /// offending text); the operator's own refusals (an unsupported key or
-    /// aggregate type is `SLUICE_ERR_UNSUPPORTED_TYPE`).
-    pub fn new(input_schema: SchemaRef, spec: &str) -> FfiResult<Self> {
+    /// [`Error::Spec`] for a bad spec (the message names the offending
+    /// text); the operator's own refusals ([`Error::Keyed`], e.g. an
+    /// unsupported key or aggregate type).
+    pub fn new(input_schema: SchemaRef, spec: &str) -> Result<Self> {
         let parsed = spec::parse(spec, &input_schema)?;
         Self::from_spec(input_schema, parsed)
     }
@@ -72,7 +71,7 @@ impl KeyedOperator {
     ///
     /// # Errors
     /// As [`KeyedOperator::new`].
-    pub fn from_spec(input_schema: SchemaRef, spec: OperatorSpec) -> FfiResult<Self> {
+    pub fn from_spec(input_schema: SchemaRef, spec: OperatorSpec) -> Result<Self> {
         let s = input_schema.clone();
         let keys = spec.keys.clone();
         let operator = match &spec.kind {
@@ -111,7 +110,7 @@ impl KeyedOperator {
             Operator::GroupAgg(g) => g.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
-        let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<FfiResult<Vec<_>>>()?.into();
+        let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
         let output_schema = Arc::new(Schema::new(fields.clone()));
         let row = Field::new("row", DataType::Struct(fields), false);
         let row_type = FlinkType::from_arrow_field(&row)?;
@@ -180,8 +179,8 @@ impl KeyedOperator {
     /// takes `+I` only; `group_agg retractable=false` no retractions), the
     /// state budget. After an error mid-batch, the rows before the failing
     /// one stay applied and their output is lost: restore from a snapshot.
-    /// The budget error is `SLUICE_ERR_STATE_BUDGET`.
-    pub fn push(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+    /// The budget error is `sluice_keyed::Error::StateBudgetExceeded`.
+    pub fn push(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
         let (out, kinds) = match &mut self.operator {
             Operator::GroupAgg(o) => o.process(batch, row_kinds)?,
             Operator::Normalize(o) => o.process(batch, row_kinds)?,
@@ -201,11 +200,7 @@ impl KeyedOperator {
     ///
     /// # Errors
     /// A byte outside 0..=3, then as [`Self::push`].
-    pub fn push_bytes(
-        &mut self,
-        batch: &RecordBatch,
-        row_kinds: Option<&[u8]>,
-    ) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+    pub fn push_bytes(&mut self, batch: &RecordBatch, row_kinds: Option<&[u8]>) -> Result<(RecordBatch, Vec<RowKind>)> {
         let kinds = match row_kinds {
             Some(b) => row_kinds_from_bytes(b)?,
             None => vec![RowKind::Insert; batch.num_rows()],
@@ -223,9 +218,9 @@ impl KeyedOperator {
         &mut self,
         batch: &StructArray,
         row_kinds: Option<&[u8]>,
-    ) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+    ) -> Result<(RecordBatch, Vec<RowKind>)> {
         if batch.null_count() > 0 {
-            return Err(FfiError::invalid(format!(
+            return Err(Error::invalid(format!(
                 "batch has {} NULL rows; a Flink row cannot be NULL",
                 batch.null_count()
             )));
@@ -245,7 +240,7 @@ impl KeyedOperator {
     ///
     /// # Errors
     /// None today (an empty batch of the output schema cannot fail).
-    pub fn advance_watermark(&mut self, watermark: i64) -> FfiResult<(RecordBatch, Vec<RowKind>)> {
+    pub fn advance_watermark(&mut self, watermark: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
         self.watermark = Some(self.watermark.map_or(watermark, |w| w.max(watermark)));
         Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
     }
@@ -259,11 +254,11 @@ impl KeyedOperator {
     /// operator's max parallelism.
     ///
     /// # Errors
-    /// `SLUICE_ERR_INVALID_ARGUMENT` unless `0 <= first <= last < max_parallelism`.
-    pub fn key_group_range(&self, first: i32, last: i32) -> FfiResult<KeyGroupRange> {
+    /// [`Error::Invalid`] unless `0 <= first <= last < max_parallelism`.
+    pub fn key_group_range(&self, first: i32, last: i32) -> Result<KeyGroupRange> {
         let m = self.spec.max_parallelism;
         if first < 0 || first > last || last >= m {
-            return Err(FfiError::invalid(format!(
+            return Err(Error::invalid(format!(
                 "key group range [{first}, {last}] is not inside [0, {}] (max_parallelism {m}) or is empty",
                 m - 1
             )));
@@ -275,7 +270,7 @@ impl KeyedOperator {
     ///
     /// # Errors
     /// None today.
-    pub fn snapshot(&self, range: KeyGroupRange) -> FfiResult<Vec<u8>> {
+    pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
         Ok(match &self.operator {
             Operator::GroupAgg(o) => o.snapshot(range)?,
             Operator::Normalize(o) => o.snapshot(range)?,
@@ -291,9 +286,9 @@ impl KeyedOperator {
     ///
     /// # Errors
     /// An empty range (`start > end`).
-    pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> FfiResult<Vec<Vec<u8>>> {
+    pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<Vec<u8>>> {
         if range.start > range.end || range.start < 0 {
-            return Err(FfiError::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
+            return Err(Error::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
         }
         let sparse = match &self.operator {
             Operator::GroupAgg(o) => o.snapshot_key_groups(range)?,
@@ -315,27 +310,22 @@ impl KeyedOperator {
     /// scaling in) whose key group is in `range`. Empty blobs are skipped.
     ///
     /// # Errors
-    /// `SLUICE_ERR_CORRUPT_SNAPSHOT` for a corrupt, truncated or foreign
-    /// blob (another operator kind, schema, key, aggregate list or max
-    /// parallelism), `SLUICE_ERR_INVALID_ARGUMENT` for a key already in
-    /// state, `SLUICE_ERR_STATE_BUDGET` for the state budget. Each blob
+    /// The keyed crate's errors: `CorruptSnapshot` for a corrupt, truncated
+    /// or foreign blob (another operator kind, schema, key, aggregate list
+    /// or max parallelism), `InvalidArgument` for a key already in state,
+    /// `StateBudgetExceeded` for the state budget; wrapped in
+    /// [`Error::Restore`] naming the blob when there are several. Each blob
     /// is restored all or nothing; the blobs before a failing one stay
     /// restored (a failed restore means the job restarts anyway: drop the
     /// operator).
-    pub fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> FfiResult<()> {
+    pub fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> Result<()> {
         for (i, blob) in blobs.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
             let r = match &mut self.operator {
                 Operator::GroupAgg(o) => o.restore(blob, range),
                 Operator::Normalize(o) => o.restore(blob, range),
                 Operator::Dedup(o) => o.restore(blob, range),
             };
-            r.map_err(|e| {
-                let mut e = FfiError::from(e);
-                if blobs.len() > 1 {
-                    e.message = format!("blob {i}: {}", e.message);
-                }
-                e
-            })?;
+            r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
         }
         Ok(())
     }

@@ -30,8 +30,8 @@ use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field};
 use sluice_transpose::{NullLayout, RowKind, Rows};
 
-use super::CalcProgram;
-use crate::error::{FfiError, FfiResult};
+use crate::calc::CalcProgram;
+use crate::error::{Error, Result};
 
 /// How a column travels from Java: the codes are shared with
 /// `io.sluice.jni.ColumnBatch` (keep both in step).
@@ -144,8 +144,8 @@ unsafe fn borrow(bytes: &[u8], owner: &Arc<Borrowed>) -> Buffer {
 }
 
 /// The validity for the first `n` NULL flags, `None` when none is set.
-fn null_buffer(flags: &[u8], n: usize) -> FfiResult<Option<NullBuffer>> {
-    let flags = flags.get(..n).ok_or_else(|| FfiError::invalid(format!("{} NULL flags for {n} rows", flags.len())))?;
+fn null_buffer(flags: &[u8], n: usize) -> Result<Option<NullBuffer>> {
+    let flags = flags.get(..n).ok_or_else(|| Error::invalid(format!("{} NULL flags for {n} rows", flags.len())))?;
     if flags.iter().all(|&f| f == 0) {
         return Ok(None);
     }
@@ -161,12 +161,12 @@ unsafe fn primitive<T: ArrowPrimitiveType>(
     n: usize,
     nulls: Option<NullBuffer>,
     owner: &Arc<Borrowed>,
-) -> FfiResult<ArrayRef> {
+) -> Result<ArrayRef> {
     let size = std::mem::size_of::<T::Native>();
     let bytes = n
         .checked_mul(size)
         .and_then(|b| values.get(..b))
-        .ok_or_else(|| FfiError::invalid(format!("{} value bytes for {n} rows of {size} bytes", values.len())))?;
+        .ok_or_else(|| Error::invalid(format!("{} value bytes for {n} rows of {size} bytes", values.len())))?;
     let buffer = if bytes.as_ptr().align_offset(std::mem::align_of::<T::Native>()) == 0 {
         // SAFETY: forwarded to the caller.
         unsafe { borrow(bytes, owner) }
@@ -178,8 +178,8 @@ unsafe fn primitive<T: ArrowPrimitiveType>(
 }
 
 /// Checks `offsets` (already cut to `n + 1`) against `len` value bytes.
-fn check_offsets(offsets: &[i32], len: usize, field: &str) -> FfiResult<()> {
-    let bad = |m: String| FfiError::invalid(format!("column {field}: {m}"));
+fn check_offsets(offsets: &[i32], len: usize, field: &str) -> Result<()> {
+    let bad = |m: String| Error::invalid(format!("column {field}: {m}"));
     let first = offsets.first().copied().unwrap_or(0);
     if first < 0 {
         return Err(bad(format!("first offset {first} is negative")));
@@ -197,7 +197,7 @@ fn check_offsets(offsets: &[i32], len: usize, field: &str) -> FfiResult<()> {
 /// Validates the values of a string column as UTF-8, value by value in
 /// effect: the whole region at once, plus a char-boundary test at each
 /// value start (the row path's chunked check).
-fn check_utf8(values: &[u8], offsets: &[i32], field: &str) -> FfiResult<()> {
+fn check_utf8(values: &[u8], offsets: &[i32], field: &str) -> Result<()> {
     let start = offsets.first().copied().unwrap_or(0) as usize;
     let end = offsets.last().copied().unwrap_or(0) as usize;
     // Only the values' bytes: Java's arrays are reused, so what follows
@@ -224,7 +224,7 @@ fn check_utf8(values: &[u8], offsets: &[i32], field: &str) -> FfiResult<()> {
 ///
 /// # Safety
 /// As [`borrow`].
-unsafe fn column_array(col: &ColumnSlices<'_>, field: &Field, n: usize, owner: &Arc<Borrowed>) -> FfiResult<ArrayRef> {
+unsafe fn column_array(col: &ColumnSlices<'_>, field: &Field, n: usize, owner: &Arc<Borrowed>) -> Result<ArrayRef> {
     let name = field.name();
     let nulls = null_buffer(col.nulls, n)?;
     if nulls.is_some() && !field.is_nullable() {
@@ -233,9 +233,10 @@ unsafe fn column_array(col: &ColumnSlices<'_>, field: &Field, n: usize, owner: &
     }
     match col.kind {
         ColumnKind::Utf8 | ColumnKind::Binary => {
-            let offsets = col.offsets.get(..=n).ok_or_else(|| {
-                FfiError::invalid(format!("column {name}: {} offsets for {n} rows", col.offsets.len()))
-            })?;
+            let offsets = col
+                .offsets
+                .get(..=n)
+                .ok_or_else(|| Error::invalid(format!("column {name}: {} offsets for {n} rows", col.offsets.len())))?;
             check_offsets(offsets, col.values.len(), name)?;
             if col.kind == ColumnKind::Utf8 {
                 check_utf8(col.values, offsets, name)?;
@@ -254,7 +255,7 @@ unsafe fn column_array(col: &ColumnSlices<'_>, field: &Field, n: usize, owner: &
             }
         }
         ColumnKind::Boolean => {
-            let v = col.values.get(..n).ok_or_else(|| FfiError::invalid(format!("column {name}: too few values")))?;
+            let v = col.values.get(..n).ok_or_else(|| Error::invalid(format!("column {name}: too few values")))?;
             let bits = BooleanBuffer::collect_bool(n, |i| v.get(i).is_some_and(|&b| b != 0));
             Ok(Arc::new(BooleanArray::new(bits, nulls)))
         }
@@ -325,28 +326,23 @@ impl CalcProgram {
         kinds: &[u8],
         n: usize,
         out: &mut Rows,
-    ) -> FfiResult<()> {
-        let kinds =
-            kinds.get(..n).ok_or_else(|| FfiError::invalid(format!("{} row kinds for {n} rows", kinds.len())))?;
+    ) -> Result<()> {
+        let kinds = kinds.get(..n).ok_or_else(|| Error::invalid(format!("{} row kinds for {n} rows", kinds.len())))?;
         self.kinds.clear();
         for (row, &b) in kinds.iter().enumerate() {
-            let k = RowKind::from_byte(b).ok_or_else(|| FfiError::invalid(format!("row {row}: RowKind byte {b}")))?;
+            let k = RowKind::from_byte(b).ok_or_else(|| Error::invalid(format!("row {row}: RowKind byte {b}")))?;
             self.kinds.push(k);
         }
         let schema = std::sync::Arc::clone(self.input.schema());
         let mut arrays: Vec<Option<ArrayRef>> = vec![None; schema.fields().len()];
         let owner = Arc::new(Borrowed);
-        let result = (|| -> FfiResult<()> {
+        let result = (|| -> Result<()> {
             for col in columns {
                 let (Some(field), Some(slot)) = (schema.fields().get(col.field), arrays.get_mut(col.field)) else {
-                    return Err(FfiError::invalid(format!(
-                        "column for field {} of {}",
-                        col.field,
-                        schema.fields().len()
-                    )));
+                    return Err(Error::invalid(format!("column for field {} of {}", col.field, schema.fields().len())));
                 };
                 if ColumnKind::for_type(field.data_type()) != Some(col.kind) {
-                    return Err(FfiError::invalid(format!(
+                    return Err(Error::invalid(format!(
                         "field {}: {:?} values for {}",
                         field.name(),
                         col.kind,
@@ -354,7 +350,7 @@ impl CalcProgram {
                     )));
                 }
                 if slot.is_some() {
-                    return Err(FfiError::invalid(format!("field {} given twice", field.name())));
+                    return Err(Error::invalid(format!("field {} given twice", field.name())));
                 }
                 // SAFETY: every array built here lives in `arrays`, `batch`
                 // or `projected`, all dropped at the end of this closure;
@@ -366,10 +362,10 @@ impl CalcProgram {
                 let a = match slot.take() {
                     Some(a) => a,
                     None if needed => {
-                        return Err(FfiError::invalid(format!("field {} is read but was not given", field.name())))
+                        return Err(Error::invalid(format!("field {} is read but was not given", field.name())))
                     }
                     None => placeholder(field, n).ok_or_else(|| {
-                        FfiError::invalid(format!("field {}: no placeholder for {}", field.name(), field.data_type()))
+                        Error::invalid(format!("field {}: no placeholder for {}", field.name(), field.data_type()))
                     })?,
                 };
                 cols.push(a);
@@ -385,7 +381,7 @@ impl CalcProgram {
         })();
         drop(arrays);
         if Arc::strong_count(&owner) != 1 {
-            return Err(FfiError::invalid("internal error: a borrowed Java array outlived the native call"));
+            return Err(Error::invalid("internal error: a borrowed Java array outlived the native call"));
         }
         result
     }

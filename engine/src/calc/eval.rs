@@ -2,22 +2,17 @@
 //! kinds, Flink output types) and evaluating them over a `RecordBatch` with
 //! the `sluice-kernels` kernels.
 //!
-//! Output types follow Flink's planner (see [`crate::flink_type`]): MD5
-//! `CHAR(32)`, SHA1 `CHAR(40)`, SHA2 `VARCHAR(128)`, CONCAT / CONCAT_WS /
-//! REPLACE / SPLIT_INDEX `STRING`, POSITION / LOCATE `INT`, LIKE `BOOLEAN`;
-//! nullable iff an operand is (SPLIT_INDEX always). A string literal is
-//! `CHAR(n) NOT NULL`, an integer literal `INT NOT NULL`.
+//! Output types are the function table's ([`Func::output_type`]). A string
+//! literal is `CHAR(n) NOT NULL`, an integer literal `INT NOT NULL`.
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
-use arrow_schema::Field;
-use sluice_transpose::{FlinkType, TypeKind, MAX_LENGTH};
+use arrow_array::{ArrayRef, Datum, Int32Array, RecordBatch, StringArray};
+use sluice_transpose::{FlinkType, TypeKind};
 
-use super::spec::{ColumnRef, Expr, Func};
-use crate::args::Arg;
-use crate::error::{FfiError, FfiResult};
-use crate::kernels;
+use super::spec::{ColumnRef, Expr};
+use crate::error::{Error, Result};
+use crate::function::{self, Func, Value};
 
 /// What an expression yields, as far as argument checking cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,18 +61,18 @@ pub struct Inputs<'a> {
 /// column.
 ///
 /// # Errors
-/// `SLUICE_ERR_INVALID_ARGUMENT` naming the function and argument.
-pub fn bind(expr: &Expr, inputs: &Inputs<'_>) -> FfiResult<(Bound, FlinkType, bool)> {
+/// [`Error::Bind`] naming the function and argument.
+pub fn bind(expr: &Expr, inputs: &Inputs<'_>) -> Result<(Bound, FlinkType, bool)> {
     match expr {
         Expr::Column(c) => {
             let i = match c {
                 ColumnRef::Index(i) => *i,
                 ColumnRef::Name(n) => inputs.names.iter().position(|x| x == n).ok_or_else(|| {
-                    FfiError::invalid(format!("unknown column {n}; the input has {}", inputs.names.join(", ")))
+                    Error::bind(format!("unknown column {n}; the input has {}", inputs.names.join(", ")))
                 })?,
             };
             let t = inputs.types.get(i).ok_or_else(|| {
-                FfiError::invalid(format!("column ${i} does not exist; the input has {} columns", inputs.types.len()))
+                Error::bind(format!("column ${i} does not exist; the input has {} columns", inputs.types.len()))
             })?;
             Ok((Bound::Column(i), t.clone(), true))
         }
@@ -94,7 +89,7 @@ pub fn bind(expr: &Expr, inputs: &Inputs<'_>) -> FfiResult<(Bound, FlinkType, bo
     }
 }
 
-fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound, FlinkType, bool)> {
+fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> Result<(Bound, FlinkType, bool)> {
     use Kind::{Int, String as S};
     let name = func.name();
     // Expected kinds per argument; `None` in the second slot: variadic of the first kind.
@@ -117,7 +112,7 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
         } else {
             format!("{min} or {max}")
         };
-        return Err(FfiError::invalid(format!("{name} takes {want} arguments, got {}", args.len())));
+        return Err(Error::bind(format!("{name} takes {want} arguments, got {}", args.len())));
     }
     let mut bound = Vec::with_capacity(args.len());
     let mut nullable = false;
@@ -127,12 +122,12 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
         let ok: &[Kind] = expected.get(i).or(expected.last()).copied().unwrap_or(&[]);
         if func == Func::Like && i == 2 {
             let Expr::Str(e) = a else {
-                return Err(FfiError::invalid("LIKE: ESCAPE takes a one-character string literal"));
+                return Err(Error::bind("LIKE: ESCAPE takes a one-character string literal"));
             };
             let mut chars = e.chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) => escape = Some(c),
-                _ => return Err(FfiError::invalid(format!("LIKE: the escape must be one character, got '{e}'"))),
+                _ => return Err(Error::bind(format!("LIKE: the escape must be one character, got '{e}'"))),
             }
             continue;
         }
@@ -145,13 +140,13 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
             } else {
                 "a character string (CHAR, VARCHAR, STRING)"
             };
-            return Err(FfiError::invalid(format!("{name}: argument {} must be {want}, got {t}", i + 1)));
+            return Err(Error::bind(format!("{name}: argument {} must be {want}, got {t}", i + 1)));
         }
         if func == Func::Sha2 && i == 1 {
             if let Expr::Int(w) = a {
                 if ![224, 256, 384, 512].contains(w) {
                     // Flink fails at operator start-up for a literal width.
-                    return Err(FfiError::invalid(format!(
+                    return Err(Error::bind(format!(
                         "SHA2: Unsupported algorithm. (width {w}; use 224, 256, 384 or 512)"
                     )));
                 }
@@ -161,16 +156,7 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
         reads |= r;
         bound.push(b);
     }
-    let kind = match func {
-        Func::Md5 => TypeKind::Char(32),
-        Func::Sha1 => TypeKind::Char(40),
-        Func::Sha2 => TypeKind::VarChar(128),
-        Func::Concat | Func::ConcatWs | Func::Replace | Func::SplitIndex => TypeKind::VarChar(MAX_LENGTH),
-        Func::Position | Func::Locate => TypeKind::Int,
-        Func::Like => TypeKind::Boolean,
-    };
-    let nullable = nullable || func == Func::SplitIndex;
-    Ok((Bound::Call { func, args: bound, escape }, FlinkType::new(kind).with_nullable(nullable), reads))
+    Ok((Bound::Call { func, args: bound, escape }, func.output_type(nullable), reads))
 }
 
 /// Evaluates `b` over `batch`; the result is a scalar (one row) when `b`
@@ -178,44 +164,23 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
 ///
 /// # Errors
 /// The kernels' errors (e.g. Flink's `SHA-<w> MessageDigest not available`).
-pub fn eval(b: &Bound, batch: &RecordBatch) -> FfiResult<Arg> {
+pub fn eval(b: &Bound, batch: &RecordBatch) -> Result<Value> {
     match b {
         Bound::Column(i) => {
             let array = batch
                 .columns()
                 .get(*i)
-                .ok_or_else(|| FfiError::invalid(format!("column ${i} missing from the batch")))?
+                .ok_or_else(|| Error::invalid(format!("column ${i} missing from the batch")))?
                 .clone();
-            Ok(arg(array, false))
+            Ok(Value::array(array))
         }
-        Bound::Literal(a) => Ok(arg(a.clone(), true)),
+        Bound::Literal(a) => Ok(Value::scalar(a.clone())),
         Bound::Call { func, args, escape } => {
-            let vals = args.iter().map(|a| eval(a, batch)).collect::<FfiResult<Vec<Arg>>>()?;
+            let vals = args.iter().map(|a| eval(a, batch)).collect::<Result<Vec<Value>>>()?;
             let scalar = vals.iter().all(|a| a.scalar);
-            let nth = |i: usize| {
-                vals.get(i).ok_or_else(|| FfiError::invalid(format!("{}: argument {i} missing", func.name())))
-            };
-            let out = match func {
-                Func::Md5 => kernels::md5(nth(0)?)?,
-                Func::Sha1 => kernels::sha1(nth(0)?)?,
-                Func::Sha2 => kernels::sha2(nth(0)?, nth(1)?)?,
-                Func::Concat => kernels::concat(&vals.iter().collect::<Vec<_>>())?,
-                Func::ConcatWs => {
-                    let rest: Vec<&Arg> = vals.iter().skip(1).collect();
-                    kernels::concat_ws(nth(0)?, &rest)?
-                }
-                Func::Position => kernels::position(nth(0)?, nth(1)?)?,
-                Func::Locate => kernels::locate(nth(0)?, nth(1)?, vals.get(2))?,
-                Func::Like => kernels::like(nth(0)?, nth(1)?, *escape)?,
-                Func::Replace => kernels::replace(nth(0)?, nth(1)?, nth(2)?)?,
-                Func::SplitIndex => kernels::split_index(nth(0)?, nth(1)?, nth(2)?)?,
-            };
-            Ok(arg(out, scalar))
+            let refs: Vec<&dyn Datum> = vals.iter().map(|v| v as &dyn Datum).collect();
+            let out = function::call(*func, &refs, *escape)?;
+            Ok(Value { array: out, scalar })
         }
     }
-}
-
-fn arg(array: ArrayRef, scalar: bool) -> Arg {
-    let field = Field::new("arg", array.data_type().clone(), true);
-    Arg { array, field, scalar }
 }

@@ -23,65 +23,8 @@
 //!
 //! Parse errors name the expression, the byte position and what was expected.
 
-use std::fmt;
-
-/// A function of the Calc grammar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Func {
-    /// `MD5(s)`
-    Md5,
-    /// `SHA1(s)`
-    Sha1,
-    /// `SHA2(s, width)`
-    Sha2,
-    /// `CONCAT(s, ...)`
-    Concat,
-    /// `CONCAT_WS(sep, s, ...)`
-    ConcatWs,
-    /// `POSITION(needle IN s)`
-    Position,
-    /// `LOCATE(needle, s [, from])`
-    Locate,
-    /// `s LIKE pattern [ESCAPE 'c']`
-    Like,
-    /// `REPLACE(s, search, replacement)`
-    Replace,
-    /// `SPLIT_INDEX(s, sep, index)`
-    SplitIndex,
-}
-
-impl Func {
-    fn from_name(name: &str) -> Option<Func> {
-        Some(match name.to_ascii_uppercase().as_str() {
-            "MD5" => Func::Md5,
-            "SHA1" => Func::Sha1,
-            "SHA2" => Func::Sha2,
-            "CONCAT" => Func::Concat,
-            "CONCAT_WS" => Func::ConcatWs,
-            "POSITION" => Func::Position,
-            "LOCATE" => Func::Locate,
-            "REPLACE" => Func::Replace,
-            "SPLIT_INDEX" => Func::SplitIndex,
-            _ => return None,
-        })
-    }
-
-    /// The SQL name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Func::Md5 => "MD5",
-            Func::Sha1 => "SHA1",
-            Func::Sha2 => "SHA2",
-            Func::Concat => "CONCAT",
-            Func::ConcatWs => "CONCAT_WS",
-            Func::Position => "POSITION",
-            Func::Locate => "LOCATE",
-            Func::Like => "LIKE",
-            Func::Replace => "REPLACE",
-            Func::SplitIndex => "SPLIT_INDEX",
-        }
-    }
-}
+use crate::error::Error;
+pub use crate::function::Func;
 
 /// A column reference as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,26 +58,27 @@ pub struct Projection {
     pub alias: Option<String>,
 }
 
-/// A parse error: byte position in the expression and a message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError {
-    /// Byte offset in the expression text.
-    pub pos: usize,
-    /// What went wrong.
-    pub message: String,
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at byte {}: {}", self.pos, self.message)
-    }
+/// Where and why parsing stopped (turned into [`Error::Parse`] by [`parse`]).
+struct SpecError {
+    pos: usize,
+    message: String,
 }
 
 /// Parses one expression (one output column).
 ///
 /// # Errors
-/// [`SpecError`] with the byte position and what was expected.
-pub fn parse(text: &str) -> Result<Projection, SpecError> {
+/// [`Error::Parse`] with the byte position and what was expected
+/// (`expression` is `None`: the caller knows the expression's place).
+pub fn parse(text: &str) -> Result<Projection, Error> {
+    parse_inner(text).map_err(|e| Error::Parse {
+        expression: None,
+        text: text.to_string(),
+        pos: e.pos,
+        message: e.message,
+    })
+}
+
+fn parse_inner(text: &str) -> Result<Projection, SpecError> {
     let mut p = Parser { s: text.as_bytes(), text, pos: 0 };
     let expr = p.expr()?;
     let alias = if p.keyword("AS") { Some(p.name_or_quoted("an alias after AS")?) } else { None };
@@ -399,12 +343,12 @@ mod tests {
     fn errors_name_position_and_expectation() {
         let e = parse("md5($0").unwrap_err();
         assert_eq!(e.to_string(), "at byte 6: expected ',' or ')', found the end");
-        let e = parse("upper($0)").unwrap_err();
+        let e = parse_inner("upper($0)").err().unwrap();
         assert_eq!(e.pos, 0);
-        assert!(e.message.starts_with("unknown function upper"), "{e}");
+        assert!(e.message.starts_with("unknown function upper"), "{}", e.message);
         assert_eq!(parse("'abc").unwrap_err().to_string(), "at byte 0: unterminated string literal");
-        assert_eq!(parse("md5($0) x").unwrap_err().pos, 8);
-        assert!(parse("sha2($0, 99999999999)").unwrap_err().message.contains("does not fit INT"));
+        assert_eq!(parse_inner("md5($0) x").err().unwrap().pos, 8);
+        assert!(parse_inner("sha2($0, 99999999999)").err().unwrap().message.contains("does not fit INT"));
         assert_eq!(parse("$").unwrap_err().to_string(), "at byte 1: expected a column number after '$', found the end");
     }
 }
