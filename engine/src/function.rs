@@ -19,13 +19,16 @@
 //! [`Func::output_kind`] and [`Func::always_nullable`]; the Calc binder and
 //! every binding type their outputs with [`Func::output_type`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, Datum};
+use arrow_schema::{DataType, Field};
 use sluice_kernels::{concat, digest, search};
 use sluice_transpose::{FlinkType, TypeKind, MAX_LENGTH};
 
 use crate::error::{Error, Result};
+use crate::flink_type::FLINK_TYPE;
 
 /// A string function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +128,16 @@ impl Func {
     pub fn output_type(self, nullable_operand: bool) -> FlinkType {
         FlinkType::new(self.output_kind()).with_nullable(nullable_operand || self.always_nullable())
     }
+
+    /// The output field where a binding exports a result of Arrow type
+    /// `dt`: named [`Func::output_name`], carrying [`Func::output_type`] as
+    /// `flink.type`.
+    pub fn output_field(self, dt: DataType, nullable_operand: bool) -> Field {
+        let t = self.output_type(nullable_operand);
+        let nullable = t.nullable;
+        Field::new(self.output_name(), dt, nullable)
+            .with_metadata(HashMap::from([(FLINK_TYPE.to_string(), t.to_string())]))
+    }
 }
 
 /// One argument of a function: an array, or a scalar (a one-row array
@@ -191,5 +204,8 @@ mod tests {
         assert_eq!(Func::SplitIndex.output_type(false).to_string(), "VARCHAR(2147483647)");
         assert_eq!(Func::Locate.output_type(false).to_string(), "INT NOT NULL");
         assert_eq!(Func::Like.output_type(true).to_string(), "BOOLEAN");
+        let f = Func::ConcatWs.output_field(DataType::Utf8, false);
+        assert_eq!((f.name().as_str(), f.is_nullable()), ("concat_ws", false));
+        assert_eq!(crate::flink_type::flink_type(&f), Some("VARCHAR(2147483647) NOT NULL"));
     }
 }

@@ -24,7 +24,6 @@ use sluice_transpose::{FlinkType, RowConverter, RowKind};
 
 use crate::error::{Error, Result};
 use eval::{Bound, Inputs};
-pub use input::columns::{ColumnKind, ColumnSlices, NOT_NEEDED, UNSUPPORTED};
 
 /// A compiled projection list with its converters.
 #[derive(Debug)]

@@ -134,5 +134,5 @@ fn invalid_row_width_fails_the_batch_with_flinks_message() {
     bad[2] = Arc::new(Int32Array::from(vec![Some(256), None, None, Some(7)]));
     let bad = RecordBatch::try_new(batch.schema(), bad).unwrap();
     let e = prog.eval(&bad).unwrap_err();
-    assert!(e.to_string().contains("SHA-7 MessageDigest not available"), "{}", e.to_string());
+    assert!(e.to_string().contains("SHA-7 MessageDigest not available"), "{e}");
 }

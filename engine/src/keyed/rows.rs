@@ -16,7 +16,7 @@ use sluice_keyed::RowKind;
 use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, Rows};
 
 use crate::error::Result;
-use crate::keyed::KeyedOperator;
+use crate::keyed::operator::KeyedOperator;
 
 /// A [`KeyedOperator`] with its entry and exit transposes.
 #[derive(Debug)]

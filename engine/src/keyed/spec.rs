@@ -328,9 +328,9 @@ mod tests {
     fn a_malformed_aggregate_names_the_aggs_value() {
         let s = schema();
         let e = parse("group_agg keys=0 aggs==", &s).unwrap_err();
-        assert!(e.to_string().contains("aggs=`=`"), "{}", e.to_string());
+        assert!(e.to_string().contains("aggs=`=`"), "{e}");
         let e = parse("group_agg keys=0 aggs=count(*),sum(2", &s).unwrap_err();
-        assert!(e.to_string().contains("aggregate `sum(2` of aggs=`count(*),sum(2`"), "{}", e.to_string());
+        assert!(e.to_string().contains("aggregate `sum(2` of aggs=`count(*),sum(2`"), "{e}");
     }
 
     /// Found by the `operator_spec` fuzz target: `aggs=count(*),` failed
@@ -358,7 +358,7 @@ mod tests {
     #[test]
     fn unknown_aggregate_names_the_entry() {
         let e = parse("group_agg keys= aggs=(2)", &schema()).unwrap_err();
-        assert!(e.to_string().contains("unknown aggregate `` in `(2)`"), "{}", e.to_string());
+        assert!(e.to_string().contains("unknown aggregate `` in `(2)`"), "{e}");
     }
 
     #[test]
@@ -388,8 +388,8 @@ mod tests {
             ("dedup keys=0 keep=last order=eventtime", "order=`eventtime`"),
         ] {
             let e = parse(spec, &s).unwrap_err();
-            assert!(e.to_string().contains(needle), "{spec:?}: {}", e.to_string());
-            assert!(e.to_string().starts_with("bad operator spec: "), "{}", e.to_string());
+            assert!(e.to_string().contains(needle), "{spec:?}: {e}");
+            assert!(e.to_string().starts_with("bad operator spec: "), "{e}");
         }
     }
 }

@@ -232,19 +232,19 @@ fn refusals_carry_their_variants() {
     let rows = many();
     let e = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap_err();
     assert!(matches!(e, Error::Keyed(K::StateBudgetExceeded { .. })), "{e}");
-    assert!(e.to_string().contains("budget is 200"), "{}", e.to_string());
+    assert!(e.to_string().contains("budget is 200"), "{e}");
 
     let other = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, false)]));
     let b = RecordBatch::try_new(other, vec![Arc::new(Int64Array::from(vec![1]))]).unwrap();
     let e = op.push(&b, &[RowKind::Insert]).unwrap_err();
     assert!(matches!(e, Error::Keyed(K::InvalidArgument(_))), "{e}");
-    assert!(e.to_string().contains("does not match the operator's input schema"), "{}", e.to_string());
+    assert!(e.to_string().contains("does not match the operator's input schema"), "{e}");
 
     let mut d = KeyedOperator::new(schema(), "dedup keys=0 keep=first").unwrap();
     let e = d.push_bytes(&batch(&[("a", None, 0)]), Some(&[3])).unwrap_err();
-    assert!(e.to_string().contains("does not accept row kind 3"), "{}", e.to_string());
+    assert!(e.to_string().contains("does not accept row kind 3"), "{e}");
     let e = d.push_bytes(&batch(&[("a", None, 0)]), Some(&[9])).unwrap_err();
-    assert!(e.to_string().contains("9 is not a Flink RowKind"), "{}", e.to_string());
+    assert!(e.to_string().contains("9 is not a Flink RowKind"), "{e}");
 
     // Corrupt, truncated and foreign snapshots.
     let mut g = KeyedOperator::new(schema(), "group_agg keys=0 aggs=count(*)").unwrap();
@@ -258,7 +258,7 @@ fn refusals_carry_their_variants() {
     snap[last] ^= 1;
     let e = fresh.restore(&[&[], &snap], all).unwrap_err();
     assert!(matches!(e, Error::Restore { blob: 1, source: K::CorruptSnapshot { .. } }), "{e}");
-    assert!(e.to_string().starts_with("blob 1: "), "{}", e.to_string());
+    assert!(e.to_string().starts_with("blob 1: "), "{e}");
     let e = fresh.restore(&[&d.snapshot(all).unwrap()], all).unwrap_err();
     assert!(matches!(e, Error::Keyed(K::CorruptSnapshot { .. })), "{e}");
     assert_eq!(fresh.num_keys(), 0);
@@ -273,7 +273,7 @@ fn refusals_carry_their_variants() {
     )
     .unwrap();
     let e = n.push_struct(&with_null, None).unwrap_err();
-    assert!(e.to_string().contains("1 NULL rows"), "{}", e.to_string());
+    assert!(e.to_string().contains("1 NULL rows"), "{e}");
     let (out, k) = n.push_struct(&StructArray::from(rows), Some(&[0, 0])).unwrap();
     assert_eq!((out.num_rows(), k), (2, vec![RowKind::Insert; 2]));
 

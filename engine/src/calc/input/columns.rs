@@ -82,6 +82,14 @@ impl ColumnKind {
         })
     }
 
+    /// The kind of a code (`kind as i32`), if any.
+    pub fn from_code(code: i32) -> Option<Self> {
+        use ColumnKind::*;
+        [Utf8, Binary, Boolean, Int8, Int16, Int32, Int64, Float32, Float64, Date32]
+            .into_iter()
+            .find(|k| *k as i32 == code)
+    }
+
     /// Bytes per element of the Java array holding the values.
     pub fn element_size(self) -> usize {
         match self {

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_schema::{DataType, Field};
 
-use crate::arrow_c::take_array;
-use crate::error::{sluice_last_error, sluice_status};
+use crate::capi::arrow_c::take_array;
+use crate::capi::error::{sluice_last_error, sluice_status};
 
 /// A hidden, test-only entry point whose body panics after taking an
 /// array, exactly like a real entry point would if a kernel panicked.

@@ -17,51 +17,39 @@
 use std::ffi::{c_char, CStr};
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
-use arrow_array::{Array, ArrayRef};
 
-use crate::args::{broadcast, take_args, Arg, Kind, Spec};
-use crate::arrow_c::OutSlot;
-use crate::error::{FfiError, FfiResult};
-use crate::kernels;
-use sluice_engine::flink_type::{is_nullable, output_field, STRING};
+use sluice_engine::function::{self, Func};
 
-/// Output description of one search function.
-struct Output {
-    name: &'static str,
-    flink: &'static str,
-    always_nullable: bool,
-}
+use crate::capi::args::{broadcast, datums, take_args, write_output, Arg, Kind, Spec};
+use crate::capi::arrow_c::OutSlot;
+use crate::capi::error::{sluice_status, FfiError, FfiResult};
 
+/// Imports `specs`, broadcasts them, calls `func` (with LIKE's `escape`,
+/// read after the imports) and exports the result.
+///
 /// # Safety
 /// Pointers are NULL or valid, per the header.
 unsafe fn run(
-    function: &str,
+    func: Func,
     specs: &[Spec],
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
-    output: Output,
-    kernel: impl FnOnce(&[Option<Arg>]) -> FfiResult<ArrayRef>,
+    escape: impl FnOnce() -> FfiResult<Option<char>>,
 ) -> FfiResult<()> {
     // SAFETY: forwarded contract.
     let mut args = unsafe { take_args(specs) }?;
     let slot = OutSlot::new(out, out_schema)?;
     let mut present: Vec<&mut Arg> = args.iter_mut().flatten().collect();
-    broadcast(function, &mut present)?;
-    let result = kernel(&args)?;
-    let nullable =
-        output.always_nullable || args.iter().flatten().any(|a| is_nullable(&a.field)) || result.null_count() > 0;
-    let field = output_field(output.name, result.data_type().clone(), output.flink, nullable);
-    let inputs: Vec<&dyn Array> = args.iter().flatten().map(|a| a.array.as_ref()).collect();
+    broadcast(func.name(), &mut present)?;
+    let escape = escape()?;
+    let result = function::call(func, &datums(args.iter().flatten()), escape)?;
     // SAFETY: forwarded contract.
-    unsafe { slot.write(result.as_ref(), &field, &inputs) }
+    unsafe { write_output(slot, func, &result, &args.iter().flatten().collect::<Vec<_>>()) }
 }
 
-fn required(args: &[Option<Arg>], i: usize) -> FfiResult<&Arg> {
-    args.get(i).and_then(Option::as_ref).ok_or_else(|| FfiError::invalid(format!("argument {i} is missing")))
-}
-
-fn spec(array: *mut FFI_ArrowArray, schema: *const FFI_ArrowSchema, name: &'static str, kind: Kind) -> Spec {
-    Spec { array, schema, name, kind, optional: false }
+/// No escape character (every function but LIKE).
+fn no_escape() -> FfiResult<Option<char>> {
+    Ok(None)
 }
 
 /// `POSITION(needle IN haystack)`: 1-based character position of the first
@@ -79,14 +67,11 @@ pub unsafe extern "C" fn sluice_position(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        spec(needle, needle_schema, "needle", Kind::String),
-        spec(haystack, haystack_schema, "haystack", Kind::String),
+        Spec::new(needle, needle_schema, "needle", Kind::String),
+        Spec::new(haystack, haystack_schema, "haystack", Kind::String),
     ];
-    let output = Output { name: "position", flink: "INT", always_nullable: false };
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_position", unsafe {
-        run("POSITION", &specs, out, out_schema, output, |a| kernels::position(required(a, 0)?, required(a, 1)?))
-    })
+    ffi_boundary!("sluice_position", unsafe { run(Func::Position, &specs, out, out_schema, no_escape) })
 }
 
 /// `LOCATE(needle, haystack[, from])`; `from` (`Int32`) may be NULL for the
@@ -106,17 +91,12 @@ pub unsafe extern "C" fn sluice_locate(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        spec(needle, needle_schema, "needle", Kind::String),
-        spec(haystack, haystack_schema, "haystack", Kind::String),
-        Spec { optional: true, ..spec(from, from_schema, "from", Kind::Int) },
+        Spec::new(needle, needle_schema, "needle", Kind::String),
+        Spec::new(haystack, haystack_schema, "haystack", Kind::String),
+        Spec::new(from, from_schema, "from", Kind::Int).optional(),
     ];
-    let output = Output { name: "locate", flink: "INT", always_nullable: false };
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_locate", unsafe {
-        run("LOCATE", &specs, out, out_schema, output, |a| {
-            kernels::locate(required(a, 0)?, required(a, 1)?, a.get(2).and_then(Option::as_ref))
-        })
-    })
+    ffi_boundary!("sluice_locate", unsafe { run(Func::Locate, &specs, out, out_schema, no_escape) })
 }
 
 /// `str LIKE pattern [ESCAPE escape]`; `escape` is NULL (no ESCAPE clause:
@@ -135,15 +115,10 @@ pub unsafe extern "C" fn sluice_like(
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
-    let specs = [spec(str, str_schema, "str", Kind::String), spec(pattern, pattern_schema, "pattern", Kind::String)];
-    let output = Output { name: "like", flink: "BOOLEAN", always_nullable: false };
+    let specs =
+        [Spec::new(str, str_schema, "str", Kind::String), Spec::new(pattern, pattern_schema, "pattern", Kind::String)];
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_like", unsafe {
-        run("LIKE", &specs, out, out_schema, output, |a| {
-            let esc = escape_char(escape)?;
-            kernels::like(required(a, 0)?, required(a, 1)?, esc)
-        })
-    })
+    ffi_boundary!("sluice_like", unsafe { run(Func::Like, &specs, out, out_schema, || escape_char(escape)) })
 }
 
 /// # Safety
@@ -154,16 +129,13 @@ unsafe fn escape_char(escape: *const c_char) -> FfiResult<Option<char>> {
     }
     // SAFETY: non-NULL, NUL-terminated per the contract.
     let bytes = unsafe { CStr::from_ptr(escape) }.to_bytes();
-    let s = std::str::from_utf8(bytes).map_err(|_| {
-        FfiError::new(crate::error::sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8")
-    })?;
+    let s = std::str::from_utf8(bytes)
+        .map_err(|_| FfiError::new(sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8"))?;
     let mut chars = s.chars();
     match (chars.next(), chars.next()) {
         (Some(c), None) => Ok(Some(c)),
         // Flink: "Invalid escape character" for anything but one character.
-        _ => {
-            Err(FfiError::new(crate::error::sluice_status::SLUICE_ERR_FLINK, format!("Invalid escape character '{s}'")))
-        }
+        _ => Err(FfiError::new(sluice_status::SLUICE_ERR_FLINK, format!("Invalid escape character '{s}'"))),
     }
 }
 
@@ -183,17 +155,12 @@ pub unsafe extern "C" fn sluice_replace(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        spec(str, str_schema, "str", Kind::String),
-        spec(search, search_schema, "search", Kind::String),
-        spec(replacement, replacement_schema, "replacement", Kind::String),
+        Spec::new(str, str_schema, "str", Kind::String),
+        Spec::new(search, search_schema, "search", Kind::String),
+        Spec::new(replacement, replacement_schema, "replacement", Kind::String),
     ];
-    let output = Output { name: "replace", flink: STRING, always_nullable: false };
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_replace", unsafe {
-        run("REPLACE", &specs, out, out_schema, output, |a| {
-            kernels::replace(required(a, 0)?, required(a, 1)?, required(a, 2)?)
-        })
-    })
+    ffi_boundary!("sluice_replace", unsafe { run(Func::Replace, &specs, out, out_schema, no_escape) })
 }
 
 /// `SPLIT_INDEX(str, sep, index)`; `sep` a string, or an `Int32` character
@@ -213,15 +180,10 @@ pub unsafe extern "C" fn sluice_split_index(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        spec(str, str_schema, "str", Kind::String),
-        spec(sep, sep_schema, "sep", Kind::StringOrInt),
-        spec(index, index_schema, "index", Kind::Int),
+        Spec::new(str, str_schema, "str", Kind::String),
+        Spec::new(sep, sep_schema, "sep", Kind::StringOrInt),
+        Spec::new(index, index_schema, "index", Kind::Int),
     ];
-    let output = Output { name: "split_index", flink: STRING, always_nullable: true };
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_split_index", unsafe {
-        run("SPLIT_INDEX", &specs, out, out_schema, output, |a| {
-            kernels::split_index(required(a, 0)?, required(a, 1)?, required(a, 2)?)
-        })
-    })
+    ffi_boundary!("sluice_split_index", unsafe { run(Func::SplitIndex, &specs, out, out_schema, no_escape) })
 }

@@ -7,21 +7,21 @@
 //! (non-null, the element type its field needs, long enough) and then all
 //! are pinned with `GetPrimitiveArrayCritical`; the program borrows them as
 //! Arrow buffers without copying, and no JNI call happens until every pin is
-//! released (as in [`super::rows::with_row_batch`]).
+//! released (the [`Pinned`] guard).
 
-use std::ffi::c_void;
 use std::ptr;
 use std::sync::OnceLock;
 
 use jni::objects::{GlobalRef, JByteArray, JClass, JIntArray, JObject, JObjectArray};
-use jni::sys::{jarray, jboolean, jint, jintArray, jlong, jobject, JNI_ABORT};
+use jni::sys::{jarray, jint, jintArray, jlong, jobject};
 use jni::JNIEnv;
-
-use super::calc::CalcHandle;
-use super::handle::handle_mut;
-use super::rows::row_block;
-use crate::error::{FfiError, FfiResult};
 use sluice_engine::calc::input::columns::{ColumnKind, ColumnSlices};
+
+use super::CalcHandle;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::handle::handle_mut;
+use crate::jni::pin::Pinned;
+use crate::jni::rows::row_block;
 
 /// `static native int[] columnKinds(long handle)`: per input field, the
 /// `ColumnBatch` kind code, -1 (not read) or -2 (use the row path).
@@ -39,52 +39,6 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_columnKinds<'l>(
         env.set_int_array_region(&arr, 0, &kinds)?;
         Ok(arr.into_raw())
     })
-}
-
-/// Arrays pinned with `GetPrimitiveArrayCritical`, released on drop.
-struct Pins {
-    raw: *mut jni::sys::JNIEnv,
-    pinned: Vec<(jarray, *mut c_void)>,
-}
-
-impl Pins {
-    /// Pins `arr` (a live local reference to a primitive array of `bytes`
-    /// bytes) and returns its bytes.
-    ///
-    /// # Safety
-    /// No JNI call may happen until `self` is dropped, and the returned
-    /// slice must not outlive `self`.
-    unsafe fn pin<'p>(&mut self, arr: jarray, bytes: usize) -> FfiResult<&'p [u8]> {
-        // SAFETY: `raw` is the current thread's valid JNIEnv.
-        let table = unsafe { &**self.raw };
-        let (Some(get), Some(_)) = (table.GetPrimitiveArrayCritical, table.ReleasePrimitiveArrayCritical) else {
-            return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical missing"));
-        };
-        // SAFETY: `arr` is a live primitive array reference (checked by the
-        // caller); critical regions nest; no other JNI call until released.
-        let p = unsafe { get(self.raw, arr, ptr::null_mut::<jboolean>()) };
-        if p.is_null() {
-            return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical returned NULL (out of memory)"));
-        }
-        self.pinned.push((arr, p));
-        // SAFETY: the JVM guarantees the array's `bytes` bytes at `p` until
-        // the release in `drop`, which the caller keeps after every use.
-        Ok(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), bytes) })
-    }
-}
-
-impl Drop for Pins {
-    fn drop(&mut self) {
-        // SAFETY: as in `pin`.
-        let table = unsafe { &**self.raw };
-        if let Some(release) = table.ReleasePrimitiveArrayCritical {
-            for &(arr, p) in self.pinned.iter().rev() {
-                // SAFETY: `p` came from GetPrimitiveArrayCritical on `arr`
-                // and is released exactly once; JNI_ABORT: nothing to copy back.
-                unsafe { release(self.raw, arr, p, JNI_ABORT) };
-            }
-        }
-    }
 }
 
 /// One column's checked arrays (raw local references and their byte sizes).
@@ -180,69 +134,66 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
         let frame = i32::try_from(3 * m + 8).map_err(|_| FfiError::invalid("too many columns"))?;
         let CalcHandle { program, rows, .. } = h;
         env.with_local_frame(frame, |env| -> FfiResult<()> {
-            let mut checked = Vec::with_capacity(m);
-            for (j, &f) in field_ids.iter().enumerate() {
-                let field =
-                    usize::try_from(f).map_err(|_| FfiError::invalid(format!("fields[{j}] is negative ({f})")))?;
-                let code = kinds
-                    .get(field)
-                    .copied()
-                    .ok_or_else(|| FfiError::invalid(format!("fields[{j}] = {f}: no such field")))?;
-                let kind = [
-                    ColumnKind::Utf8,
-                    ColumnKind::Binary,
-                    ColumnKind::Boolean,
-                    ColumnKind::Int8,
-                    ColumnKind::Int16,
-                    ColumnKind::Int32,
-                    ColumnKind::Int64,
-                    ColumnKind::Float32,
-                    ColumnKind::Float64,
-                    ColumnKind::Date32,
-                ]
-                .into_iter()
-                .find(|k| *k as i32 == code)
-                .ok_or_else(|| {
-                    FfiError::invalid(format!(
-                        "fields[{j}] = {f}: the program does not read it as a column (kind {code})"
-                    ))
-                })?;
-                let v = element(env, &values, j, kind.java_array(), kind.element_size(), "values")?;
-                let o = if kind.has_offsets() { Some(element(env, &offsets, j, "[I", 4, "offsets")?) } else { None };
-                let nl = element(env, &nulls, j, "[B", 1, "nulls")?;
-                checked.push(Checked { field, kind, values: v, offsets: o, nulls: nl });
-            }
-            let mut pins = Pins { raw: env.get_raw(), pinned: Vec::with_capacity(3 * m + 1) };
-            let mut slices = Vec::with_capacity(m);
-            // SAFETY (every pin below): no JNI call happens until `pins` is
-            // dropped at the end of this closure, after the last use of the
-            // slices (`process_columns` returns before it).
+            let checked = check_columns(env, &field_ids, &kinds, [&values, &offsets, &nulls])?;
+            // SAFETY: the current thread's env; no JNI call happens until
+            // `pins` is dropped at the end of this closure, after the last
+            // use of its slices (`process_columns` returns before it).
+            let mut pins = unsafe { Pinned::<u8>::new(env.get_raw(), 3 * m + 1) }?;
             for c in &checked {
-                // SAFETY: see above.
-                let values = unsafe { pins.pin(c.values.0, c.values.1) }?;
-                let offsets: &[i32] = match c.offsets {
-                    Some((arr, bytes)) => {
-                        // SAFETY: see above.
-                        let b = unsafe { pins.pin(arr, bytes) }?;
-                        if b.as_ptr().align_offset(4) != 0 {
-                            return Err(FfiError::invalid("JNI: an int[] is not 4-byte aligned"));
-                        }
-                        // SAFETY: an int[]'s pinned elements, aligned (checked).
-                        unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<i32>(), bytes / 4) }
-                    }
-                    None => &[],
-                };
-                // SAFETY: see above.
-                let nulls = unsafe { pins.pin(c.nulls.0, c.nulls.1) }?;
+                for (array, bytes) in [Some(c.values), c.offsets, Some(c.nulls)].into_iter().flatten() {
+                    // SAFETY: a live primitive array of `bytes` bytes
+                    // (checked by `element`); see above.
+                    unsafe { pins.pin(array, bytes) }?;
+                }
+            }
+            // SAFETY: the live, non-null byte[] of `kinds_len` bytes; see above.
+            unsafe { pins.pin(row_kinds.as_raw(), kinds_len) }?;
+            let mut pinned = pins.slices().iter().copied();
+            let mut next = || pinned.next().ok_or_else(|| FfiError::invalid("JNI: fewer pinned arrays than columns"));
+            let mut slices = Vec::with_capacity(m);
+            for c in &checked {
+                let values = next()?;
+                let offsets = if c.offsets.is_some() { as_i32s(next()?)? } else { &[] };
+                let nulls = next()?;
                 slices.push(ColumnSlices { field: c.field, kind: c.kind, values, offsets, nulls });
             }
-            // SAFETY: see above.
-            let kinds = unsafe { pins.pin(row_kinds.as_raw(), kinds_len) }?;
-            let r = program.process_columns(&slices, kinds, n, rows).map_err(FfiError::from);
-            drop(slices);
-            drop(pins);
-            r
+            let kinds = next()?;
+            Ok(program.process_columns(&slices, kinds, n, rows)?)
         })?;
         row_block(&mut env, rows)
     })
+}
+
+/// Checks the arrays of every column `field_ids` names (its kind from
+/// `kinds`, the program's `column_kinds`): `[values, offsets, nulls]`.
+fn check_columns(
+    env: &mut JNIEnv<'_>,
+    field_ids: &[i32],
+    kinds: &[i32],
+    [values, offsets, nulls]: [&JObjectArray<'_>; 3],
+) -> FfiResult<Vec<Checked>> {
+    let mut checked = Vec::with_capacity(field_ids.len());
+    for (j, &f) in field_ids.iter().enumerate() {
+        let field = usize::try_from(f).map_err(|_| FfiError::invalid(format!("fields[{j}] is negative ({f})")))?;
+        let code =
+            kinds.get(field).copied().ok_or_else(|| FfiError::invalid(format!("fields[{j}] = {f}: no such field")))?;
+        let kind = ColumnKind::from_code(code).ok_or_else(|| {
+            FfiError::invalid(format!("fields[{j}] = {f}: the program does not read it as a column (kind {code})"))
+        })?;
+        let v = element(env, values, j, kind.java_array(), kind.element_size(), "values")?;
+        let o = if kind.has_offsets() { Some(element(env, offsets, j, "[I", 4, "offsets")?) } else { None };
+        let nl = element(env, nulls, j, "[B", 1, "nulls")?;
+        checked.push(Checked { field, kind, values: v, offsets: o, nulls: nl });
+    }
+    Ok(checked)
+}
+
+/// A pinned `int[]`'s bytes as its elements.
+fn as_i32s(bytes: &[u8]) -> FfiResult<&[i32]> {
+    if bytes.as_ptr().align_offset(align_of::<i32>()) != 0 {
+        return Err(FfiError::invalid("JNI: an int[] is not 4-byte aligned"));
+    }
+    // SAFETY: aligned (checked), `len / 4` whole elements inside `bytes`,
+    // every bit pattern is an i32; the lifetime is carried over.
+    Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i32>(), bytes.len() / 4) })
 }

@@ -9,38 +9,19 @@
 use jni::objects::{JByteArray, JClass, JIntArray, JObject, JObjectArray, JString};
 use jni::sys::{jint, jintArray, jlong, jobject, jobjectArray};
 use jni::JNIEnv;
+use sluice_engine::keyed::KeyedRowOperator;
 use sluice_transpose::{FlinkType, Rows};
 
-use crate::error::{FfiError, FfiResult};
+use crate::capi::error::{FfiError, FfiResult};
 use crate::jni::handle::{free_handle, handle_mut, into_handle};
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
-use sluice_engine::keyed::KeyedRowOperator;
+use crate::jni::strings::{read_strings, string_array};
 
 /// The native object behind a `KeyedNative` handle.
 struct KeyedJni {
     operator: KeyedRowOperator,
     scratch: RowBatchScratch,
     rows: Rows,
-}
-
-/// Reads a Java `String[]` (no null entries).
-fn strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &str) -> FfiResult<Vec<String>> {
-    if arr.is_null() {
-        return Err(FfiError::null(what));
-    }
-    let n = env.get_array_length(arr)?;
-    let mut out = Vec::with_capacity(n as usize);
-    for i in 0..n {
-        let obj = env.get_object_array_element(arr, i)?;
-        if obj.is_null() {
-            return Err(FfiError::null(&format!("{what}[{i}]")));
-        }
-        let s = JString::from(obj);
-        let v: String = env.get_string(&s)?.into();
-        env.delete_local_ref(s)?;
-        out.push(v);
-    }
-    Ok(out)
 }
 
 /// `static native long create(String spec, String[] names, String[] types)`:
@@ -59,8 +40,8 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_create<'l>(
             return Err(FfiError::null("spec"));
         }
         let spec: String = env.get_string(&spec)?.into();
-        let names = strings(&mut env, &names, "names")?;
-        let types = strings(&mut env, &types, "types")?;
+        let names = read_strings(&mut env, &names, "names")?.ok_or_else(|| FfiError::null("names"))?;
+        let types = read_strings(&mut env, &types, "types")?.ok_or_else(|| FfiError::null("types"))?;
         let parsed = types
             .iter()
             .enumerate()
@@ -84,13 +65,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_outputTypes<'l>(
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
         let types: Vec<String> = k.operator.output_types().map(|t| t.to_string()).collect();
-        let arr = env.new_object_array(types.len() as i32, "java/lang/String", JObject::null())?;
-        for (i, t) in types.iter().enumerate() {
-            let s = env.new_string(t)?;
-            env.set_object_array_element(&arr, i as i32, &s)?;
-            env.delete_local_ref(s)?;
-        }
-        Ok(arr.into_raw())
+        string_array(&mut env, types.into_iter())
     })
 }
 

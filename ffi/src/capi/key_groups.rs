@@ -6,10 +6,9 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::Array;
 use arrow_schema::DataType;
 
-use crate::arrow_c::{import, read_field, take_array};
-use crate::error::{FfiError, FfiResult};
-use crate::kernels;
-use crate::rows::require_struct;
+use crate::capi::arrow_c::{import, read_field, take_array};
+use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::rows::{record_batch, require_struct};
 
 /// Flink's `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM` (2^15).
 const UPPER_BOUND_MAX_PARALLELISM: i32 = 1 << 15;
@@ -111,5 +110,9 @@ unsafe fn key_groups(
         // SAFETY: non-NULL, aligned, `n` writable entries each per the contract.
         unsafe { (slice::from_raw_parts_mut(out_key_groups, n), slice::from_raw_parts_mut(out_channels, n)) }
     };
-    kernels::key_groups(&values, &field, keys, max_parallelism, parallelism, groups, channels)
+    let rb = record_batch(&values)?;
+    // Checked non-negative and in range above.
+    let keys: Vec<usize> = keys.iter().map(|k| *k as usize).collect();
+    sluice_keyed::key_groups(&rb, &keys, max_parallelism, parallelism, groups, channels)?;
+    Ok(())
 }

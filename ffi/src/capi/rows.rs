@@ -5,17 +5,20 @@
 //! RowKind is one byte per row (Flink's `RowKind#toByteValue`: +I 0, -U 1,
 //! +U 2, -D 3).
 
+use std::collections::HashMap;
 use std::slice;
+use std::sync::Arc;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
-use arrow_array::Array;
-use arrow_schema::{DataType, Field};
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_schema::{DataType, Field, Schema};
+use sluice_engine::flink_type::FLINK_TYPE;
+use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind, Rows};
 
-use crate::arrow_c::{import, read_field, take_array, OutSlot};
-use crate::buffer::sluice_buffer;
-use crate::error::{FfiError, FfiResult};
-use crate::kernels;
-use sluice_transpose::{RowConverter, Rows};
+use crate::capi::args::read_offsets;
+use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::capi::buffer::sluice_buffer;
+use crate::capi::error::{FfiError, FfiResult};
 
 /// Largest valid RowKind byte (`-D`).
 const MAX_ROW_KIND: i8 = 3;
@@ -30,37 +33,41 @@ pub(crate) fn require_struct(field: &Field, what: &str) -> FfiResult<()> {
     }
 }
 
-/// Reads and checks `n + 1` non-decreasing, non-negative offsets.
-///
-/// # Safety
-/// `offsets` is NULL or holds `n + 1` entries.
-pub(crate) unsafe fn read_offsets<'a>(offsets: *const i64, n_rows: i64) -> FfiResult<&'a [i64]> {
-    check_not_null!(offsets, "offsets");
-    if n_rows < 0 {
-        return Err(FfiError::invalid(format!("n_rows is negative ({n_rows})")));
-    }
-    if !offsets.is_aligned() {
-        return Err(FfiError::invalid("offsets is not aligned to 8 bytes"));
-    }
-    // An `offsets` slice of n_rows + 1 entries must fit in isize::MAX bytes.
-    let n = usize::try_from(n_rows)
-        .ok()
-        .filter(|n| *n < isize::MAX as usize / 8)
-        .ok_or_else(|| FfiError::invalid(format!("n_rows ({n_rows}) is too large")))?;
-    // SAFETY: non-NULL, aligned, `n + 1` entries per the contract.
-    let offs = unsafe { slice::from_raw_parts(offsets, n + 1) };
-    if offs[0] < 0 {
-        return Err(FfiError::invalid(format!("offsets[0] is negative ({})", offs[0])));
-    }
-    if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
+/// The row converter for a struct `schema` (a walk over the fields: the
+/// one-shot entry points build one per call, a `sluice_row_converter`
+/// handle once).
+pub(crate) fn converter(schema: &Field) -> FfiResult<RowConverter> {
+    let DataType::Struct(fields) = schema.data_type() else {
+        return Err(FfiError::unsupported_type(format!("schema must describe a struct, got {}", schema.data_type())));
+    };
+    Ok(RowConverter::new(Arc::new(Schema::new(fields.clone())))?)
+}
+
+/// The struct field of the batches `conv` decodes: every child carries
+/// `flink.type`, the struct itself `ROW<...> NOT NULL`.
+pub(crate) fn row_field(conv: &RowConverter) -> FfiResult<Field> {
+    let fields = conv.schema().fields().clone();
+    let row_type = FlinkType::from_arrow_field(&Field::new("row", DataType::Struct(fields.clone()), false))?;
+    Ok(Field::new("row", DataType::Struct(fields), false)
+        .with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())])))
+}
+
+/// The struct array `batch` as a `RecordBatch` (it must have no NULL rows).
+pub(crate) fn record_batch(batch: &ArrayRef) -> FfiResult<RecordBatch> {
+    let Some(s) = batch.as_any().downcast_ref::<StructArray>() else {
+        return Err(FfiError::unsupported_type(format!("batch must be a struct array, got {}", batch.data_type())));
+    };
+    if s.null_count() > 0 {
         return Err(FfiError::invalid(format!(
-            "offsets decrease at row {i}: offsets[{i}] = {}, offsets[{}] = {}",
-            offs[i],
-            i + 1,
-            offs[i + 1]
+            "batch has {} NULL rows; a Flink row cannot be NULL (mark NULL fields instead)",
+            s.null_count()
         )));
     }
-    Ok(offs)
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(s.fields().clone())),
+        s.columns().to_vec(),
+        &RecordBatchOptions::new().with_row_count(Some(s.len())),
+    )?)
 }
 
 /// Decodes `n_rows` Flink `BinaryRowData` rows into a struct array.
@@ -88,8 +95,8 @@ pub unsafe extern "C" fn sluice_rows_to_arrow(
         let field = read_field(schema, "schema")?;
         require_struct(&field, "schema")?;
         let slot = OutSlot::new(out, out_schema)?;
-        let conv = kernels::converter(&field)?;
-        let out_field = kernels::row_field(&conv)?;
+        let conv = converter(&field)?;
+        let out_field = row_field(&conv)?;
         decode_rows(&conv, &out_field, data, offsets, n_rows, slot, out_row_kinds)
     })
 }
@@ -123,9 +130,14 @@ pub(crate) unsafe fn decode_rows(
     };
     // SAFETY: non-NULL when n > 0, `n` writable bytes per the contract.
     let kinds: &mut [i8] = if n == 0 { &mut [] } else { unsafe { slice::from_raw_parts_mut(out_row_kinds, n) } };
-    let array = kernels::rows_to_arrow_with(conv, bytes, offs, kinds)?;
+    let mut rk = vec![RowKind::Insert; kinds.len()];
+    let batch = conv.rows_to_batch_into(bytes, offs, &mut rk)?;
+    for (k, r) in kinds.iter_mut().zip(&rk) {
+        *k = r.to_byte() as i8;
+    }
+    let array = StructArray::try_new(batch.schema().fields().clone(), batch.columns().to_vec(), None)?;
     // SAFETY: forwarded contract.
-    unsafe { slot.write(array.as_ref(), out_field, &[]) }
+    unsafe { slot.write(&array, out_field, &[]) }
 }
 
 /// Encodes a struct array into Flink `BinaryRowData` rows.
@@ -152,7 +164,7 @@ pub unsafe extern "C" fn sluice_arrow_to_rows(
         require_struct(&field, "schema")?;
         check_not_null!(out_data, "out_data");
         check_not_null!(out_offsets, "out_offsets");
-        let conv = kernels::converter(&field)?;
+        let conv = converter(&field)?;
         encode_rows(&conv, array, &field, row_kinds, out_data, out_offsets, &mut Rows::default())
     })
 }
@@ -185,14 +197,18 @@ pub(crate) unsafe fn encode_rows(
             "row_kinds[{i}] = {k} is not a Flink RowKind byte (0 +I, 1 -U, 2 +U, 3 -D)"
         )));
     }
-    kernels::arrow_to_rows_into(conv, &values, kinds, rows)?;
+    let rb = record_batch(&values)?;
+    // Checked just above: every byte is 0..=3.
+    let kinds: Option<Vec<RowKind>> =
+        kinds.map(|k| k.iter().map(|b| RowKind::from_byte(*b as u8).unwrap_or_default()).collect());
+    conv.batch_to_rows_into(&rb, kinds.as_deref(), NullLayout::Serializer, rows)?;
     let data = sluice_buffer::from_bytes(&rows.data)?;
     let offsets = match sluice_buffer::from_i64s(&rows.offsets) {
         Ok(o) => o,
         Err(e) => {
             let mut data = data;
             // SAFETY: a buffer we just filled.
-            unsafe { crate::buffer::sluice_buffer_free(&mut data) };
+            unsafe { crate::capi::buffer::sluice_buffer_free(&mut data) };
             return Err(e);
         }
     };

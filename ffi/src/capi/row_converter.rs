@@ -12,11 +12,10 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_schema::Field;
 use sluice_transpose::{RowConverter, Rows};
 
-use crate::arrow_c::{read_field, take_array, OutSlot};
-use crate::buffer::sluice_buffer;
-use crate::error::{FfiError, FfiResult};
-use crate::kernels;
-use crate::rows::{decode_rows, encode_rows, require_struct};
+use crate::capi::arrow_c::{read_field, take_array, OutSlot};
+use crate::capi::buffer::sluice_buffer;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::rows::{converter, decode_rows, encode_rows, require_struct, row_field};
 
 /// A Flink `BinaryRowData` ⇄ Arrow struct converter for one schema.
 /// Opaque: create with [`sluice_row_converter_create`], release with
@@ -58,8 +57,8 @@ pub unsafe extern "C" fn sluice_row_converter_create(
         check_not_null!(out, "out");
         let input = read_field(schema, "schema")?;
         require_struct(&input, "schema")?;
-        let conv = kernels::converter(&input)?;
-        let output = kernels::row_field(&conv)?;
+        let conv = converter(&input)?;
+        let output = row_field(&conv)?;
         let c = Box::new(sluice_row_converter { conv, input, output, rows: Rows::default() });
         ptr::write_unaligned(out, Box::into_raw(c));
         Ok(())

@@ -10,19 +10,21 @@
 
 use std::any::Any;
 
-use crate::error::{set_last_error, sluice_status};
+use crate::capi::error::{set_last_error, sluice_status};
 
 /// Runs `$body` (an expression of type `FfiResult<()>`) and returns the
 /// `int32_t` status for C. `$name` names the C function in messages.
 macro_rules! ffi_boundary {
     ($name:expr, $body:expr) => {{
-        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::error::FfiResult<()> { $body })) {
+        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::capi::error::FfiResult<()> {
+            $body
+        })) {
             Ok(Ok(())) => {
-                $crate::error::clear_last_error();
-                $crate::error::sluice_status::SLUICE_OK as i32
+                $crate::capi::error::clear_last_error();
+                $crate::capi::error::sluice_status::SLUICE_OK as i32
             }
             Ok(Err(e)) => e.in_function($name).publish(),
-            Err(payload) => $crate::panic::publish_panic($name, payload),
+            Err(payload) => $crate::capi::panic::publish_panic($name, payload),
         }
     }};
 }
@@ -32,7 +34,7 @@ macro_rules! ffi_boundary {
 macro_rules! check_not_null {
     ($ptr:expr, $what:expr) => {
         if $ptr.is_null() {
-            return Err($crate::error::FfiError::null($what));
+            return Err($crate::capi::error::FfiError::null($what));
         }
     };
 }

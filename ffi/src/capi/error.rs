@@ -86,14 +86,6 @@ impl FfiError {
         Self::new(sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE, message)
     }
 
-    /// The error every not-yet-built function returns.
-    pub fn not_available(function: &str, needs: &str) -> Self {
-        Self::new(
-            sluice_status::SLUICE_ERR_NOT_AVAILABLE,
-            format!("{function} is not available in this build of libsluice yet (it needs {needs})"),
-        )
-    }
-
     /// Prefixes the message with the name of the failing function.
     pub fn in_function(mut self, function: &str) -> Self {
         self.message = format!("{function}: {}", self.message);
@@ -112,12 +104,6 @@ impl FfiError {
             E::Arrow(_) => sluice_status::SLUICE_ERR_INVALID_ARROW,
             _ => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
         }
-    }
-}
-
-impl From<sluice_kernels::Error> for FfiError {
-    fn from(e: sluice_kernels::Error) -> Self {
-        FfiError::new(FfiError::from_kernel_code(&e), e.to_string())
     }
 }
 
@@ -142,12 +128,6 @@ impl FfiError {
     }
 }
 
-impl From<sluice_transpose::Error> for FfiError {
-    fn from(e: sluice_transpose::Error) -> Self {
-        FfiError::new(FfiError::from_transpose_code(&e), e.to_string())
-    }
-}
-
 impl FfiError {
     fn from_keyed_code(e: &sluice_keyed::Error) -> sluice_status {
         use sluice_keyed::Error as E;
@@ -163,12 +143,22 @@ impl FfiError {
     }
 }
 
-impl From<sluice_keyed::Error> for FfiError {
-    fn from(e: sluice_keyed::Error) -> Self {
-        FfiError::new(FfiError::from_keyed_code(&e), e.to_string())
-    }
+/// Errors of the layers below the engine reach the bindings as engine
+/// errors, so that one mapping decides every code.
+macro_rules! via_engine {
+    ($($t:ty),*) => {$(
+        impl From<$t> for FfiError {
+            fn from(e: $t) -> Self {
+                FfiError::from(sluice_engine::Error::from(e))
+            }
+        }
+    )*};
 }
 
+via_engine!(sluice_kernels::Error, sluice_transpose::Error, sluice_keyed::Error);
+
+/// The one mapping of engine errors to C status codes (the JNI layer
+/// throws the same codes in `SluiceException`).
 impl From<sluice_engine::Error> for FfiError {
     fn from(e: sluice_engine::Error) -> Self {
         use sluice_engine::Error as E;
@@ -185,11 +175,7 @@ impl From<sluice_engine::Error> for FfiError {
     }
 }
 
-impl From<ArrowError> for FfiError {
-    fn from(e: ArrowError) -> Self {
-        FfiError::new(sluice_status::SLUICE_ERR_INVALID_ARROW, e.to_string())
-    }
-}
+via_engine!(ArrowError);
 
 thread_local! {
     /// The message of this thread's last failed call; empty after a success.
@@ -247,4 +233,36 @@ pub extern "C" fn sluice_last_error() -> *const c_char {
             _ => EMPTY.as_ptr().cast(),
         })
         .unwrap_or(EMPTY.as_ptr().cast())
+}
+
+#[cfg(test)]
+mod tests {
+    use sluice_engine::Error as E;
+
+    use super::*;
+
+    fn code(e: E) -> sluice_status {
+        FfiError::from(e).code
+    }
+
+    /// The codes the C header documents, for each kind of engine error.
+    #[test]
+    fn engine_errors_map_to_their_documented_codes() {
+        use sluice_status::*;
+        let parse = E::Parse { expression: Some(1), text: "md5(".into(), pos: 4, message: "expected".into() };
+        assert_eq!(code(parse), SLUICE_ERR_INVALID_ARGUMENT);
+        assert_eq!(code(E::bind("unknown column")), SLUICE_ERR_INVALID_ARGUMENT);
+        assert_eq!(code(E::Spec("keys=".into())), SLUICE_ERR_INVALID_ARGUMENT);
+        assert_eq!(code(E::UnsupportedType("INT".into())), SLUICE_ERR_UNSUPPORTED_TYPE);
+        let utf8 = sluice_kernels::Error::InvalidUtf8 { row: 3, valid_up_to: 0 };
+        assert_eq!(code(E::Kernel(utf8)), SLUICE_ERR_INVALID_UTF8);
+        let truncated = sluice_transpose::Error::TruncatedRow { row: 0, size: 4, needed: 8 };
+        assert_eq!(code(E::Transpose(truncated)), SLUICE_ERR_MALFORMED_ROW);
+        let budget = sluice_keyed::Error::StateBudgetExceeded { needed: 9, budget: 8 };
+        assert_eq!(code(E::Keyed(budget)), SLUICE_ERR_STATE_BUDGET);
+        let corrupt = sluice_keyed::Error::CorruptSnapshot { offset: 0, reason: "short".into() };
+        let e = FfiError::from(E::Restore { blob: 2, source: corrupt });
+        assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT);
+        assert!(e.message.starts_with("blob 2: "), "{}", e.message);
+    }
 }

@@ -3,7 +3,7 @@
 use std::alloc::{alloc, dealloc, Layout};
 use std::ptr;
 
-use crate::error::{FfiError, FfiResult};
+use crate::capi::error::{FfiError, FfiResult};
 
 /// Every buffer is allocated with this alignment, so that `int64_t` data
 /// (row offsets) can be read in place and [`sluice_buffer_free`] can always

@@ -5,43 +5,44 @@
 //! One handle per operator instance holds the program (both row converters)
 //! and its scratch, so a warm batch allocates only its Arrow columns and the
 //! returned `RowBlock`.
+//!
+//! This module holds the handle and the row path; its children, which
+//! depend only on it, hold the other two input paths: [`utf16`]
+//! (`processUtf16`, `encodeCacheStats`) and [`columns`] (`columnKinds`,
+//! `processColumns`).
 
-use jni::objects::{JClass, JIntArray, JObject, JObjectArray, JString};
+mod columns;
+mod utf16;
+
+use jni::objects::{JClass, JIntArray, JObjectArray};
 use jni::sys::{jint, jlong, jobject, jobjectArray};
 use jni::JNIEnv;
+use sluice_engine::calc::CalcProgram;
 use sluice_transpose::{FlinkType, Rows};
 
-use super::handle::{free_handle, handle_mut, into_handle};
-use super::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
-use crate::error::{FfiError, FfiResult};
-use sluice_engine::calc::CalcProgram;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::handle::{free_handle, handle_mut, into_handle};
+use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::jni::strings::{read_strings, string_array};
 
 /// The native state behind a `CalcNative` handle.
 #[derive(Debug)]
-pub struct CalcHandle {
-    pub(crate) program: CalcProgram,
-    pub(crate) scratch: RowBatchScratch,
-    pub(crate) rows: Rows,
-    /// Scratch of `processUtf16` (`super::calc_lazy`).
-    pub(crate) utf16: super::calc_lazy::Utf16Scratch,
+struct CalcHandle {
+    program: CalcProgram,
+    scratch: RowBatchScratch,
+    rows: Rows,
+    /// Scratch of `processUtf16` ([`utf16`]).
+    utf16: Utf16Scratch,
 }
 
-/// Reads a `String[]` (null → `None`).
-fn strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &str) -> FfiResult<Option<Vec<String>>> {
-    if arr.is_null() {
-        return Ok(None);
-    }
-    let n = env.get_array_length(arr)?;
-    let mut out = Vec::with_capacity(n as usize);
-    for i in 0..n {
-        let o = env.get_object_array_element(arr, i)?;
-        if o.is_null() {
-            return Err(FfiError::null(&format!("{what}[{i}]")));
-        }
-        let s: String = env.get_string(&JString::from(o))?.into();
-        out.push(s);
-    }
-    Ok(Some(out))
+/// Reusable scratch of `processUtf16`: the copied field indexes, offsets
+/// and NULL flags.
+#[derive(Default, Debug)]
+struct Utf16Scratch {
+    fields: Vec<i32>,
+    ints: Vec<i32>,
+    offsets: Vec<Vec<i64>>,
+    flags: Vec<u8>,
 }
 
 fn parse_types(types: &[String], what: &str) -> FfiResult<Vec<FlinkType>> {
@@ -65,10 +66,11 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
     output_types: JObjectArray<'l>,
 ) -> jlong {
     jni_boundary!(env, "CalcNative.create", 0, {
-        let names = strings(&mut env, &input_names, "inputNames")?.ok_or_else(|| FfiError::null("inputNames"))?;
-        let types = strings(&mut env, &input_types, "inputTypes")?.ok_or_else(|| FfiError::null("inputTypes"))?;
-        let exprs = strings(&mut env, &expressions, "expressions")?.ok_or_else(|| FfiError::null("expressions"))?;
-        let out = strings(&mut env, &output_types, "outputTypes")?;
+        let names = read_strings(&mut env, &input_names, "inputNames")?.ok_or_else(|| FfiError::null("inputNames"))?;
+        let types = read_strings(&mut env, &input_types, "inputTypes")?.ok_or_else(|| FfiError::null("inputTypes"))?;
+        let exprs =
+            read_strings(&mut env, &expressions, "expressions")?.ok_or_else(|| FfiError::null("expressions"))?;
+        let out = read_strings(&mut env, &output_types, "outputTypes")?;
         let types = parse_types(&types, "inputTypes")?;
         let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
         let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
@@ -80,16 +82,6 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
             utf16: Default::default(),
         }))
     })
-}
-
-/// Builds a `String[]` from `items`.
-fn string_array(env: &mut JNIEnv<'_>, items: impl ExactSizeIterator<Item = String>) -> FfiResult<jobjectArray> {
-    let arr = env.new_object_array(items.len() as i32, "java/lang/String", JObject::null())?;
-    for (i, s) in items.enumerate() {
-        let js = env.new_string(s)?;
-        env.set_object_array_element(&arr, i as i32, js)?;
-    }
-    Ok(arr.into_raw())
 }
 
 /// `static native String[] outputTypes(long handle)`: the output columns'

@@ -14,24 +14,15 @@
 
 use arrow_buffer::NullBuffer;
 use jni::objects::{JBooleanArray, JCharArray, JClass, JIntArray, JObjectArray};
-use jni::sys::{jchar, jint, jlong, jlongArray, jobject};
+use jni::sys::{jint, jlong, jlongArray, jobject};
 use jni::JNIEnv;
 use sluice_transpose::lazy_strings::Utf16Column;
 
-use super::calc::CalcHandle;
-use super::handle::handle_mut;
-use super::rows::{row_block, with_row_batch, JavaRowBatch, Pinned};
-use crate::error::{FfiError, FfiResult};
-
-/// Reusable scratch of `processUtf16`: the copied field indexes, offsets
-/// and NULL flags.
-#[derive(Default, Debug)]
-pub struct Utf16Scratch {
-    fields: Vec<i32>,
-    ints: Vec<i32>,
-    offsets: Vec<Vec<i64>>,
-    flags: Vec<u8>,
-}
+use super::CalcHandle;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::handle::handle_mut;
+use crate::jni::pin::Pinned;
+use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch};
 
 /// The UTF-16 columns' arguments.
 struct JavaUtf16Columns<'a, 'l> {
@@ -160,14 +151,18 @@ fn process(
         let raw = env.get_raw();
         let offsets = &utf16.offsets;
         with_row_batch(env, batch, scratch, |segs, addrs| {
-            // SAFETY: the current thread's env; `chars` are live non-NULL
-            // local char[] references of `lens` units, pinned after the row
-            // segments (critical regions nest; no other JNI call follows
-            // until both are released); u16 is jchar.
-            let pinned = unsafe { Pinned::<jchar, u16>::pin(raw, &chars, &lens) }?;
+            // SAFETY: the current thread's env; the char[]s are pinned after
+            // the row segments (critical regions nest; no other JNI call
+            // follows until both are released).
+            let mut pinned = unsafe { Pinned::<u16>::new(raw, chars.len()) }?;
+            for (u, &len) in chars.iter().zip(&lens) {
+                // SAFETY: a live non-NULL local char[] reference of `len`
+                // units; u16 is jchar.
+                unsafe { pinned.pin(u.as_raw(), len) }?;
+            }
             let columns: Vec<Utf16Column<'_>> = fields
                 .iter()
-                .zip(&pinned.slices)
+                .zip(pinned.slices())
                 .zip(offsets)
                 .zip(&validity)
                 .map(|(((&field, &units), offsets), nulls)| Utf16Column {

@@ -23,7 +23,7 @@ use arrow_data::transform::MutableArrayData;
 use arrow_data::{layout, ArrayData};
 use arrow_schema::{DataType, Field};
 
-use crate::error::{sluice_status, FfiError, FfiResult};
+use crate::capi::error::{sluice_status, FfiError, FfiResult};
 
 /// Nesting deeper than this is refused rather than recursed into.
 const MAX_DEPTH: usize = 64;

@@ -15,11 +15,12 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Schema};
 
-use crate::arrow_c::{import, read_field, take_array, OutSlot};
-use crate::buffer::sluice_buffer;
-use crate::error::{FfiError, FfiResult};
-use crate::rows::require_struct;
 use sluice_engine::keyed::KeyedOperator;
+
+use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::capi::buffer::sluice_buffer;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::rows::require_struct;
 
 /// A keyed operator (GROUP BY aggregate, changelog normalize or
 /// deduplication) with its state. Opaque: create with
@@ -109,7 +110,7 @@ unsafe fn write_output(
     if let Err(e) = unsafe { slot.write(&array, op.output_field(), inputs) } {
         let mut k = kinds_buf;
         // SAFETY: a buffer we just filled.
-        unsafe { crate::buffer::sluice_buffer_free(&mut k) };
+        unsafe { crate::capi::buffer::sluice_buffer_free(&mut k) };
         return Err(e);
     }
     // SAFETY: non-NULL and writable per the contract.
@@ -250,7 +251,7 @@ pub unsafe extern "C" fn sluice_keyed_snapshot_key_groups(
             Ok(o) => o,
             Err(e) => {
                 let mut data = data;
-                crate::buffer::sluice_buffer_free(&mut data);
+                crate::capi::buffer::sluice_buffer_free(&mut data);
                 return Err(e);
             }
         };

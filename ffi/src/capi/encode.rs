@@ -9,10 +9,11 @@ use arrow_array::Array;
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_schema::DataType;
 
-use crate::arrow_c::OutSlot;
-use crate::error::{FfiError, FfiResult};
-use crate::kernels;
 use sluice_engine::flink_type::{output_field, STRING};
+
+use crate::capi::args::read_offsets;
+use crate::capi::arrow_c::OutSlot;
+use crate::capi::error::{FfiError, FfiResult};
 
 /// Encodes `n_rows` UTF-16 strings to one `Utf8` array.
 ///
@@ -49,31 +50,9 @@ unsafe fn utf16_to_utf8(
     out_schema: *mut FFI_ArrowSchema,
 ) -> FfiResult<()> {
     let slot = OutSlot::new(out, out_schema)?;
-    check_not_null!(offsets, "offsets");
-    if n_rows < 0 {
-        return Err(FfiError::invalid(format!("n_rows is negative ({n_rows})")));
-    }
-    // An `offsets` slice of n_rows + 1 entries must fit in isize::MAX bytes.
-    let n = usize::try_from(n_rows)
-        .ok()
-        .filter(|n| *n < isize::MAX as usize / 8)
-        .ok_or_else(|| FfiError::invalid(format!("n_rows ({n_rows}) is too large")))?;
-    if !offsets.is_aligned() {
-        return Err(FfiError::invalid("offsets is not aligned to 8 bytes"));
-    }
-    // SAFETY: non-NULL, aligned, `n + 1` entries per the contract.
-    let offs = unsafe { slice::from_raw_parts(offsets, n + 1) };
-    if offs[0] < 0 {
-        return Err(FfiError::invalid(format!("offsets[0] is negative ({})", offs[0])));
-    }
-    if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
-        return Err(FfiError::invalid(format!(
-            "offsets decrease at row {i}: offsets[{i}] = {}, offsets[{}] = {}",
-            offs[i],
-            i + 1,
-            offs[i + 1]
-        )));
-    }
+    // SAFETY: forwarded contract.
+    let offs = unsafe { read_offsets(offsets, n_rows) }?;
+    let n = offs.len() - 1;
     let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
     let units: &[u16] = if total == 0 {
         &[]
@@ -92,7 +71,7 @@ unsafe fn utf16_to_utf8(
         let bits = unsafe { slice::from_raw_parts(validity, n.div_ceil(8)) };
         Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_slice_ref(bits), 0, n)))
     };
-    let result = kernels::utf16_to_utf8(units, offs, nulls.as_ref())?;
+    let result = sluice_kernels::encode::utf16_to_utf8(units, offs, nulls.as_ref())?;
     let nullable = nulls.is_some() || result.null_count() > 0;
     let field = output_field("utf8", DataType::Utf8, STRING, nullable);
     // SAFETY: forwarded contract.

@@ -5,7 +5,7 @@ use jni::objects::JClass;
 use jni::sys::{jint, jstring};
 use jni::JNIEnv;
 
-use crate::error::{sluice_status, FfiError};
+use crate::capi::error::{sluice_status, FfiError};
 
 /// The JNI contract version: the Java side refuses a library whose value
 /// differs (`NativeLibrary.ABI_VERSION`). Bump on any change of a native
