@@ -30,59 +30,37 @@
 //!
 //! # Layout
 //!
-//! One module per C concept, after rustls-ffi: [`error`] (stable codes,
-//! `sluice_last_error`), `panic` (the boundary macro), [`arrow_c`] (taking
-//! and giving C Data Interface structs), [`flink_type`] (the `flink.type`
-//! metadata), then one module per function family.
+//! Bindings only: [`capi`] (the C ABI, one module per C concept) and `jni`
+//! (the Java entry points, one module per Java class, with the `jni`
+//! feature). Both call `sluice-engine`, where the Calc programs and keyed
+//! operators live; the symbols are re-exported here.
 //!
 //! [Arrow C Data Interface]: https://arrow.apache.org/docs/format/CDataInterface.html
 
 #![allow(non_camel_case_types)]
 
-#[macro_use]
-mod panic;
-
-pub mod args;
-pub mod arrow_c;
-pub mod buffer;
-pub mod calc;
-pub mod concat;
-pub mod digest;
-pub mod encode;
-pub mod error;
-pub mod flink_type;
+pub mod capi;
 #[cfg(feature = "jni")]
 pub mod jni;
-mod kernels;
-pub mod keyed;
-pub mod keyed_handle;
-pub mod operator;
-pub mod row_converter;
-pub mod rows;
-pub mod search;
-pub mod version;
 
-pub use buffer::{sluice_buffer, sluice_buffer_free};
-pub use concat::{sluice_concat, sluice_concat_ws};
-pub use digest::{sluice_md5, sluice_sha1, sluice_sha2};
-pub use encode::sluice_utf16_to_utf8;
-pub use error::{sluice_last_error, sluice_status};
-pub use keyed::sluice_key_groups;
-pub use keyed_handle::{
+pub use capi::buffer::{sluice_buffer, sluice_buffer_free};
+pub use capi::concat::{sluice_concat, sluice_concat_ws};
+pub use capi::digest::{sluice_md5, sluice_sha1, sluice_sha2};
+pub use capi::encode::sluice_utf16_to_utf8;
+pub use capi::error::{sluice_last_error, sluice_status};
+pub use capi::key_groups::sluice_key_groups;
+pub use capi::keyed_operator::{
     sluice_keyed, sluice_keyed_advance_watermark, sluice_keyed_create, sluice_keyed_free, sluice_keyed_push,
     sluice_keyed_restore, sluice_keyed_snapshot, sluice_keyed_snapshot_key_groups, sluice_keyed_state_size,
 };
-pub use row_converter::{
+pub use capi::row_converter::{
     sluice_row_converter, sluice_row_converter_arrow_to_rows, sluice_row_converter_create, sluice_row_converter_free,
     sluice_row_converter_rows_to_arrow,
 };
-pub use rows::{sluice_arrow_to_rows, sluice_rows_to_arrow};
-pub use search::{sluice_like, sluice_locate, sluice_position, sluice_replace, sluice_split_index};
-pub use version::sluice_version;
+pub use capi::rows::{sluice_arrow_to_rows, sluice_rows_to_arrow};
+pub use capi::search::{sluice_like, sluice_locate, sluice_position, sluice_replace, sluice_split_index};
+pub use capi::version::sluice_version;
 
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-#[cfg(test)]
-mod tests;

@@ -1,4 +1,4 @@
-//! `sluice::calc`: the native Calc program, from its expression text to
+//! `sluice_engine::calc`: the native Calc program, from its expression text to
 //! projected rows.
 //!
 //! `calc_program`: arbitrary text (one expression per line) over a small
@@ -31,8 +31,9 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, SchemaRef};
 use md5::Digest as _;
-use sluice::calc::spec::{self, ColumnRef, Expr, Func, Projection, SpecError};
-use sluice::calc::CalcProgram;
+use sluice_engine::calc::spec::{self, ColumnRef, Expr, Func, Projection};
+use sluice_engine::calc::CalcProgram;
+use sluice_engine::Error;
 use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind, Rows, TypeKind};
 
 use crate::text::ALPHABET;
@@ -233,7 +234,7 @@ pub fn check(input: &Input) {
     let exprs: Vec<&str> = input.text.split('\n').collect();
 
     // The parser alone.
-    let parsed: Vec<Result<Projection, SpecError>> = exprs.iter().map(|t| spec::parse(t)).collect();
+    let parsed: Vec<Result<Projection, Error>> = exprs.iter().map(|t| spec::parse(t)).collect();
     for (t, p) in exprs.iter().zip(&parsed) {
         match p {
             Ok(p) => {
@@ -242,7 +243,8 @@ pub fn check(input: &Input) {
                     .unwrap_or_else(|e| panic!("{t:?} printed as {printed:?} does not parse: {e}"));
                 assert_eq!(&again, p, "{t:?} printed as {printed:?}");
             }
-            Err(e) => assert!(e.pos <= t.len(), "{t:?}: error position {} past the end", e.pos),
+            Err(Error::Parse { pos, .. }) => assert!(*pos <= t.len(), "{t:?}: error position {pos} past the end"),
+            Err(e) => panic!("{t:?}: the parser fails with a non-parse error: {e}"),
         }
     }
 
@@ -253,7 +255,7 @@ pub fn check(input: &Input) {
         Ok(p) => p,
         Err(e) => {
             if in_conv.is_ok() {
-                check_error(&e.message, &exprs, &parsed);
+                check_error(&e.to_string(), &exprs, &parsed);
             }
             return;
         }
@@ -266,7 +268,7 @@ pub fn check(input: &Input) {
     let mut prog = if input.flags & 2 != 0 {
         let given: Vec<FlinkType> = prog.output_types().iter().map(|t| t.clone().with_nullable(true)).collect();
         let p = CalcProgram::new(&names, &types, &exprs, Some(&given))
-            .unwrap_or_else(|e| panic!("its own output types made nullable are refused: {}", e.message));
+            .unwrap_or_else(|e| panic!("its own output types made nullable are refused: {e}"));
         assert_eq!(p.output_types(), &given[..], "given output types");
         p
     } else {
@@ -299,7 +301,7 @@ pub fn check(input: &Input) {
     let piped = prog.process_segments(&segs, &addrs, &mut out);
     let direct = match (direct, piped) {
         (Err(a), Err(b)) => {
-            assert_eq!(a.message, b.message, "eval and process_segments fail differently");
+            assert_eq!(a.to_string(), b.to_string(), "eval and process_segments fail differently");
             return;
         }
         (Ok(d), Ok(())) => d,
@@ -324,7 +326,7 @@ pub fn check(input: &Input) {
 }
 
 /// The message of a failed compilation names the first failing expression.
-fn check_error(message: &str, exprs: &[&str], parsed: &[Result<Projection, SpecError>]) {
+fn check_error(message: &str, exprs: &[&str], parsed: &[Result<Projection, Error>]) {
     let k = (1..=exprs.len())
         .find(|k| message.starts_with(&format!("expression {k} ({}): ", exprs[k - 1])))
         .unwrap_or_else(|| panic!("error does not name an expression: {message}"));

@@ -1,4 +1,4 @@
-//! `sluice::operator::spec`: the one-line keyed operator spec
+//! `sluice_engine::keyed::spec`: the one-line keyed operator spec
 //! (`group_agg keys=0 aggs=count(*),sum(2) max_parallelism=128`, `dedup
 //! keep=last order=proctime`, `normalize keys=id`).
 //!
@@ -26,8 +26,8 @@ use arrow_array::{
     TimestampMillisecondArray,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use sluice::operator::spec::{self, OperatorSpec, SpecKind};
-use sluice::operator::KeyedOperator;
+use sluice_engine::keyed::spec::{self, OperatorSpec, SpecKind};
+use sluice_engine::keyed::KeyedOperator;
 use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind, StateBackendKind};
 
 use crate::calc::Gen;
@@ -198,8 +198,9 @@ pub fn check(input: &Input) {
     let parsed = match spec::parse(text, &schema) {
         Ok(s) => s,
         Err(e) => {
-            assert!(e.message.starts_with("bad operator spec: "), "{text:?}: {}", e.message);
-            assert!(names_the_text(&e.message, text), "{text:?}: the error names none of it: {}", e.message);
+            let message = e.to_string();
+            assert!(message.starts_with("bad operator spec: "), "{text:?}: {message}");
+            assert!(names_the_text(&message, text), "{text:?}: the error names none of it: {message}");
             assert!(KeyedOperator::new(Arc::clone(&schema), text).is_err(), "{text:?}: new accepts it");
             return;
         }
@@ -229,7 +230,7 @@ pub fn check(input: &Input) {
     // The canonical text parses to the same spec.
     let printed = print(&parsed);
     let again = spec::parse(&printed, &schema)
-        .unwrap_or_else(|e| panic!("{text:?} printed as {printed:?} does not parse: {}", e.message));
+        .unwrap_or_else(|e| panic!("{text:?} printed as {printed:?} does not parse: {e}"));
     assert_eq!(again, parsed, "{text:?} printed as {printed:?}");
 
     // The operator: from the text exactly as from the parsed spec.
@@ -238,7 +239,7 @@ pub fn check(input: &Input) {
     let (mut op, from_text) = match (from_spec, from_text) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(a), Err(b)) => {
-            assert_eq!(a.message, b.message, "{text:?}");
+            assert_eq!(a.to_string(), b.to_string(), "{text:?}");
             return;
         }
         (a, b) => panic!("{text:?}: from_spec {:?}, new {:?}", a.err(), b.err()),
@@ -266,10 +267,9 @@ pub fn check(input: &Input) {
     }
     let range = op.key_group_range(0, parsed.max_parallelism - 1).expect("the full key group range");
     let snap = op.snapshot(range).expect("snapshot");
-    let mut restored =
-        KeyedOperator::new(Arc::clone(&schema), &printed).unwrap_or_else(|e| panic!("{printed:?}: {}", e.message));
+    let mut restored = KeyedOperator::new(Arc::clone(&schema), &printed).unwrap_or_else(|e| panic!("{printed:?}: {e}"));
     match restored.restore(&[&snap], range) {
         Ok(()) => assert_eq!(restored.num_keys(), op.num_keys(), "{text:?}: keys after restore"),
-        Err(e) => panic!("{text:?}: restore of its own snapshot: {}", e.message),
+        Err(e) => panic!("{text:?}: restore of its own snapshot: {e}"),
     }
 }

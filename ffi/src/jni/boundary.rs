@@ -5,7 +5,7 @@ use std::any::Any;
 
 use jni::JNIEnv;
 
-use crate::error::{sluice_status, FfiError};
+use crate::capi::error::{sluice_status, FfiError};
 
 /// The Java class every native error is thrown as.
 pub const EXCEPTION_CLASS: &str = "io/sluice/jni/SluiceException";
@@ -20,7 +20,9 @@ pub const EXCEPTION_CLASS: &str = "io/sluice/jni/SluiceException";
 macro_rules! jni_boundary {
     ($env:ident, $name:expr, $default:expr, $body:expr) => {{
         let result =
-            ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::error::FfiResult<_> { $body }));
+            ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::capi::error::FfiResult<_> {
+                $body
+            }));
         match result {
             Ok(Ok(value)) => value,
             Ok(Err(e)) => {
@@ -61,7 +63,7 @@ pub fn throw(env: &mut JNIEnv<'_>, e: FfiError) {
 
 /// Throws a caught panic as `SluiceException(SLUICE_ERR_PANIC, ...)`.
 pub fn throw_panic(env: &mut JNIEnv<'_>, name: &str, payload: Box<dyn Any + Send>) {
-    throw(env, FfiError::new(sluice_status::SLUICE_ERR_PANIC, crate::panic::panic_message(name, payload)));
+    throw(env, FfiError::new(sluice_status::SLUICE_ERR_PANIC, crate::capi::panic::panic_message(name, payload)));
 }
 
 impl From<jni::errors::Error> for FfiError {

@@ -3,7 +3,7 @@
 
 use jni::sys::jlong;
 
-use crate::error::{FfiError, FfiResult};
+use crate::capi::error::{FfiError, FfiResult};
 
 /// Moves `value` to the heap and returns its address for Java.
 pub fn into_handle<T>(value: T) -> jlong {

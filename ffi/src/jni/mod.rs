@@ -8,7 +8,7 @@
 //!
 //! * every native error becomes a Java exception, `io.sluice.jni.SluiceException`,
 //!   carrying the native message and the C ABI's status code
-//!   ([`crate::error::sluice_status`]); the native method then returns a
+//!   ([`crate::capi::error::sluice_status`]); the native method then returns a
 //!   default value (0 / null) that the Java side never uses;
 //! * no panic reaches the JVM: each entry point runs inside [`jni_boundary!`],
 //!   which catches it and throws a `SluiceException` with
@@ -18,17 +18,22 @@
 //!   `java.lang.ref.Cleaner` as the safety net), and every entry point
 //!   rejects a zero handle.
 //!
-//! Modules: [`boundary`] (exceptions and the panic guard), [`handle`]
-//! (boxed native objects as `long`s), [`rows`] (a batch of `BinaryRowData`
-//! in, rows out), [`columns`] (the Calc's column handover), [`library`] (version), and one
-//! module per Java class family ([`calc_lazy`]: the Calc over rows whose strings come as UTF-16).
+//! Modules: one per Java class with native methods ([`sluice_native`]:
+//! `SluiceNative`, [`calc_native`]: `CalcNative`, [`keyed_native`]:
+//! `KeyedNative`, [`rows`]: the `RowBatch` rows in and `RowBlock` rows out
+//! they share), and the helpers they use: [`boundary`] (exceptions and the
+//! panic guard), [`handle`] (boxed native objects as `long`s), [`pin`] (the
+//! one guard over pinned Java arrays), [`strings`] (`String[]` in and out).
+//! The `use` graph has no cycle: the helpers use only `capi::error` and
+//! (`rows`) `pin`; the class modules use the helpers; `calc_native`'s
+//! children use only their `mod.rs` and the helpers.
 
 #[macro_use]
 pub mod boundary;
-pub mod calc;
-pub mod calc_lazy;
-pub mod columns;
+pub mod calc_native;
 pub mod handle;
-pub mod keyed;
-pub mod library;
+pub mod keyed_native;
+pub mod pin;
 pub mod rows;
+pub mod sluice_native;
+pub mod strings;

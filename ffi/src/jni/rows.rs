@@ -13,18 +13,22 @@
 //! `BinaryRowData` per row into that array (the RowKind is in each row's
 //! header byte).
 
-use std::ffi::c_void;
-use std::ptr;
+use std::sync::OnceLock;
 
-use jni::objects::{JByteArray, JIntArray, JObject, JObjectArray, JPrimitiveArray, JValue, TypeArray};
-use jni::sys::{jboolean, jint, jobject, JNI_ABORT};
+use jni::objects::{GlobalRef, JByteArray, JClass, JIntArray, JMethodID, JObject, JObjectArray, JValue};
+use jni::sys::{jint, jobject};
 use jni::JNIEnv;
 use sluice_transpose::{RowAddress, Rows};
 
-use crate::error::{FfiError, FfiResult};
+use crate::capi::error::{sluice_status, FfiError, FfiResult};
+use crate::jni::pin::Pinned;
 
 /// The Java class of a block of output rows.
 pub const ROW_BLOCK_CLASS: &str = "io/sluice/jni/RowBlock";
+
+/// `RowBlock` and its `(byte[], int[])` constructor, looked up once per JVM
+/// (as the column handover's array classes are).
+static ROW_BLOCK: OnceLock<(GlobalRef, JMethodID)> = OnceLock::new();
 
 /// Reusable per-operator scratch for [`with_row_batch`]: row addresses and
 /// the `int[]` copies, so a batch allocates nothing once warm.
@@ -118,10 +122,15 @@ pub fn with_row_batch<R>(
                 )));
             }
         }
-        // SAFETY: the current thread's env; `arrays` are live non-NULL
-        // local byte[] references of `lens` bytes; u8 takes any i8 pattern.
-        let pinned = unsafe { Pinned::<i8, u8>::pin(env.get_raw(), &arrays, &lens) }?;
-        f(&pinned.slices, &scratch.addresses)
+        // SAFETY: the current thread's env; only `f`, which must not call
+        // JNI, runs until `pinned` is dropped.
+        let mut pinned = unsafe { Pinned::<u8>::new(env.get_raw(), arrays.len()) }?;
+        for (arr, &len) in arrays.iter().zip(&lens) {
+            // SAFETY: a live non-NULL local byte[] reference of `len` bytes;
+            // u8 takes any i8 pattern.
+            unsafe { pinned.pin(arr.as_raw(), len) }?;
+        }
+        f(pinned.slices(), &scratch.addresses)
     })
 }
 
@@ -160,83 +169,11 @@ fn read_addresses(
     Ok(())
 }
 
-/// Primitive arrays pinned with `GetPrimitiveArrayCritical`, seen as
-/// slices of `E` (same size as the Java element type `A`), released on drop
-/// (also when the caller panics).
-pub(crate) struct Pinned<'a, A: TypeArray, E> {
-    raw: *mut jni::sys::JNIEnv,
-    arrays: &'a [JPrimitiveArray<'a, A>],
-    ptrs: Vec<*mut c_void>,
-    /// The pinned arrays' elements, in the order of `arrays`.
-    pub(crate) slices: Vec<&'a [E]>,
-}
-
-impl<'a, A: TypeArray, E> Pinned<'a, A, E> {
-    /// Pins `arrays` (`lens[i]` elements each, as read with
-    /// `GetArrayLength`). Only other `Get*Critical` calls may follow until
-    /// the value is dropped.
-    ///
-    /// # Safety
-    /// `raw` is the current thread's valid `JNIEnv`; every array is a live,
-    /// non-NULL local reference of length `lens[i]`; `E` is a plain integer
-    /// type every bit pattern of `A` is valid for.
-    pub(crate) unsafe fn pin(
-        raw: *mut jni::sys::JNIEnv,
-        arrays: &'a [JPrimitiveArray<'a, A>],
-        lens: &[usize],
-    ) -> FfiResult<Self> {
-        if std::mem::size_of::<E>() != std::mem::size_of::<A>() || std::mem::align_of::<E>() > std::mem::align_of::<A>()
-        {
-            return Err(FfiError::invalid("JNI: pinned element type does not match the Java array's"));
-        }
-        // SAFETY: `raw` is valid per the caller; the function table is
-        // filled by the JVM.
-        let table = unsafe { &**raw };
-        let (Some(get), Some(_)) = (table.GetPrimitiveArrayCritical, table.ReleasePrimitiveArrayCritical) else {
-            return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical missing"));
-        };
-        let mut pinned =
-            Pinned { raw, arrays, ptrs: Vec::with_capacity(arrays.len()), slices: Vec::with_capacity(arrays.len()) };
-        for (arr, &len) in arrays.iter().zip(lens) {
-            // SAFETY: `arr` is a live local reference to a primitive array
-            // (caller's contract); critical regions may nest, and no other
-            // JNI call happens until every one is released in `drop`.
-            let p = unsafe { get(raw, arr.as_raw(), ptr::null_mut::<jboolean>()) };
-            if p.is_null() {
-                return Err(FfiError::invalid("JNI: GetPrimitiveArrayCritical returned NULL (out of memory)"));
-            }
-            pinned.ptrs.push(p);
-            // SAFETY: the JVM guarantees `len` readable elements of `A` at
-            // `p` (the array's length) until the release in `drop`, which
-            // outlives every use of `slices` (borrowed from `self`); `E` has
-            // `A`'s size, no stricter alignment (checked above) and accepts
-            // every bit pattern (caller's contract).
-            pinned.slices.push(unsafe { std::slice::from_raw_parts(p.cast::<E>(), len) });
-        }
-        Ok(pinned)
-    }
-}
-
-impl<A: TypeArray, E> Drop for Pinned<'_, A, E> {
-    fn drop(&mut self) {
-        self.slices.clear();
-        // SAFETY: as in `pin`; the table was checked to have the function.
-        let table = unsafe { &**self.raw };
-        if let Some(release) = table.ReleasePrimitiveArrayCritical {
-            for (arr, &p) in self.arrays.iter().zip(&self.ptrs).rev() {
-                // SAFETY: `p` came from GetPrimitiveArrayCritical on `arr`
-                // and is released exactly once; JNI_ABORT: nothing to copy back.
-                unsafe { release(self.raw, arr.as_raw(), p, JNI_ABORT) };
-            }
-        }
-    }
-}
-
 /// Builds a `RowBlock(byte[] data, int[] offsets)` from `rows`.
 pub fn row_block<'l>(env: &mut JNIEnv<'l>, rows: &Rows) -> FfiResult<jobject> {
     let too_big = || {
         FfiError::new(
-            crate::error::sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
+            sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
             format!("{} bytes of rows exceed a Java array; use a smaller batch", rows.data.len()),
         )
     };
@@ -248,8 +185,18 @@ pub fn row_block<'l>(env: &mut JNIEnv<'l>, rows: &Rows) -> FfiResult<jobject> {
         rows.offsets.iter().map(|&o| i32::try_from(o).map_err(|_| too_big())).collect::<FfiResult<_>>()?;
     let offs = env.new_int_array(offsets.len() as i32)?;
     env.set_int_array_region(&offs, 0, &offsets)?;
-    let obj: JObject<'l> =
-        env.new_object(ROW_BLOCK_CLASS, "([B[I)V", &[JValue::Object(&data), JValue::Object(&offs)])?;
+    if ROW_BLOCK.get().is_none() {
+        let class = env.find_class(ROW_BLOCK_CLASS)?;
+        let ctor = env.get_method_id(&class, "<init>", "([B[I)V")?;
+        // A racing thread may have set it first; both hold the same class.
+        let _ = ROW_BLOCK.set((env.new_global_ref(&class)?, ctor));
+    }
+    let (class, ctor) = ROW_BLOCK.get().ok_or_else(|| FfiError::invalid("JNI: RowBlock class not cached"))?;
+    let class: &JClass<'_> = class.as_obj().into();
+    let args = [JValue::Object(&data).as_jni(), JValue::Object(&offs).as_jni()];
+    // SAFETY: `ctor` is RowBlock's `([B[I)V` constructor, looked up on
+    // `class`, and `args` are a byte[] and an int[], live local references.
+    let obj: JObject<'l> = unsafe { env.new_object_unchecked(class, *ctor, &args) }?;
     Ok(obj.into_raw())
 }
 

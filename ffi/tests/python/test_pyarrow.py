@@ -4,10 +4,8 @@ Arrays are exported with pyarrow's ``_export_to_c``, passed to the C symbols
 through ctypes, and results imported back with ``_import_from_c``. Digests
 are compared with hashlib, CONCAT / CONCAT_WS with plain Python following
 Flink's NULL rules. The library path comes from ``SLUICE_LIB`` (set by
-``ffi/tests/run.sh``).
-
-A function whose kernel is not in the library yet answers
-SLUICE_ERR_NOT_AVAILABLE; its tests are skipped, not passed.
+``ffi/tests/run.sh``). No test skips: every call must succeed or fail as
+asserted.
 """
 
 import ctypes
@@ -24,7 +22,6 @@ SLUICE_ERR_INVALID_ARGUMENT = 2
 SLUICE_ERR_INVALID_UTF8 = 3
 SLUICE_ERR_FLINK = 5
 SLUICE_ERR_UNSUPPORTED_TYPE = 7
-SLUICE_ERR_NOT_AVAILABLE = 10
 
 
 class ArrowSchema(ctypes.Structure):
@@ -115,8 +112,6 @@ def _finish(rc, args, out, out_schema):
         a.release_schema()
         # Move semantics: the library took every input, success or error.
         assert a.moved(), "input not marked released by the callee"
-    if rc == SLUICE_ERR_NOT_AVAILABLE:
-        pytest.skip(LIB.sluice_last_error().decode())
     if rc != SLUICE_OK:
         raise SluiceError(rc, LIB.sluice_last_error().decode())
     assert LIB.sluice_last_error() == b""

@@ -1,0 +1,29 @@
+//! The keyed operators of `sluice-keyed` behind one Rust type, for every
+//! binding (the C ABI, the JNI layer) and for Rust callers.
+//!
+//! * [`spec`]: the one-line text grammar that names an operator and its
+//!   options (`group_agg keys=0 aggs=count(*),sum(2)`), parsed with errors
+//!   that name the offending text.
+//! * [`KeyedOperator`]: create from (input schema, spec), push changelog
+//!   batches, advance the watermark, snapshot by Flink key group (one blob,
+//!   or one blob per key group in one pass), restore, drop.
+//! * [`KeyedRowOperator`]: the same operator between an entry transpose
+//!   (Flink `BinaryRowData` rows in heap segments to an Arrow batch plus
+//!   RowKinds) and an exit transpose (the emitted changelog back to rows):
+//!   what a Flink subtask drives.
+//!
+//! Key groups are Flink's (`KeyGroupRangeAssignment` over the
+//! `BinaryRowData` key of the key columns, `max_parallelism=` of the spec),
+//! so the blobs of a key-group range are what a Flink task of that range
+//! owns.
+
+pub mod operator;
+pub mod rows;
+pub mod spec;
+
+pub use operator::{KeyedOperator, Operator};
+pub use rows::KeyedRowOperator;
+pub use spec::{OperatorSpec, SpecKind};
+
+#[cfg(test)]
+mod tests;

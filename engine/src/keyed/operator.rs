@@ -1,0 +1,332 @@
+//! [`KeyedOperator`]: one keyed operator behind one type, driven by batches.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use sluice_keyed::row_kind::row_kinds_from_bytes;
+use sluice_keyed::{
+    ChangelogNormalize, DedupOptions, Deduplicate, GroupAggOptions, GroupAggregate, KeyGroupRange, NormalizeOptions,
+    RowKind,
+};
+use sluice_transpose::FlinkType;
+
+use crate::error::{Error, Result};
+use crate::flink_type::FLINK_TYPE;
+use crate::keyed::spec::{self, OperatorSpec, SpecKind};
+
+/// The three keyed operators of `sluice-keyed`.
+pub enum Operator {
+    /// `group_agg`: [`GroupAggregate`].
+    GroupAgg(GroupAggregate),
+    /// `normalize`: [`ChangelogNormalize`].
+    Normalize(ChangelogNormalize),
+    /// `dedup`: [`Deduplicate`].
+    Dedup(Deduplicate),
+}
+
+/// A keyed operator created from a spec string (see [`spec`](crate::keyed::spec)),
+/// with the schemas a foreign caller needs and Flink-key-group snapshots.
+///
+/// This is the layer every binding calls: everything here takes and
+/// returns Rust values; pointers and ownership rules live in the binding.
+pub struct KeyedOperator {
+    operator: Operator,
+    spec: OperatorSpec,
+    input_schema: SchemaRef,
+    output_schema: SchemaRef,
+    output_field: Field,
+    watermark: Option<i64>,
+}
+
+impl std::fmt::Debug for KeyedOperator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyedOperator").field("spec", &self.spec).field("size", &self.size()).finish()
+    }
+}
+
+/// `field` with its `flink.type` set (kept when already there, derived
+/// from the Arrow type otherwise).
+fn with_flink_type(field: &Field) -> Result<Field> {
+    let t = FlinkType::from_arrow_field(field)?;
+    let mut md = field.metadata().clone();
+    md.insert(FLINK_TYPE.to_string(), t.to_string());
+    Ok(field.clone().with_metadata(md))
+}
+
+impl KeyedOperator {
+    /// Parses `spec` against `input_schema` and builds the operator.
+    ///
+    /// # Errors
+    /// [`Error::Spec`] for a bad spec (the message names the offending
+    /// text); the operator's own refusals ([`Error::Keyed`], e.g. an
+    /// unsupported key or aggregate type).
+    pub fn new(input_schema: SchemaRef, spec: &str) -> Result<Self> {
+        let parsed = spec::parse(spec, &input_schema)?;
+        Self::from_spec(input_schema, parsed)
+    }
+
+    /// Builds the operator of an already parsed spec.
+    ///
+    /// # Errors
+    /// As [`KeyedOperator::new`].
+    pub fn from_spec(input_schema: SchemaRef, spec: OperatorSpec) -> Result<Self> {
+        let s = input_schema.clone();
+        let keys = spec.keys.clone();
+        let operator = match &spec.kind {
+            SpecKind::GroupAgg { aggs, retractable } => Operator::GroupAgg(GroupAggregate::new(
+                s,
+                keys,
+                aggs.clone(),
+                GroupAggOptions {
+                    generate_update_before: spec.update_before,
+                    retractable: *retractable,
+                    max_parallelism: spec.max_parallelism,
+                    state_budget: spec.budget,
+                },
+            )?),
+            SpecKind::Normalize { drop_equal_update_after } => Operator::Normalize(ChangelogNormalize::new(
+                s,
+                keys,
+                NormalizeOptions {
+                    generate_update_before: spec.update_before,
+                    max_parallelism: spec.max_parallelism,
+                    state_budget: spec.budget,
+                    drop_equal_update_after: *drop_equal_update_after,
+                },
+            )?),
+            SpecKind::Dedup { keep, order, insert, backend } => {
+                let mut o = DedupOptions::new(*keep, *order);
+                o.backend = *backend;
+                o.generate_update_before = spec.update_before;
+                o.generate_insert = *insert;
+                o.max_parallelism = spec.max_parallelism;
+                o.state_budget = spec.budget;
+                Operator::Dedup(Deduplicate::new(s, keys, o)?)
+            }
+        };
+        let raw_out = match &operator {
+            Operator::GroupAgg(g) => g.output_schema(),
+            Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
+        };
+        let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
+        let output_schema = Arc::new(Schema::new(fields.clone()));
+        let row = Field::new("row", DataType::Struct(fields), false);
+        let row_type = FlinkType::from_arrow_field(&row)?;
+        let output_field = row.with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]));
+        Ok(KeyedOperator { operator, spec, input_schema, output_schema, output_field, watermark: None })
+    }
+
+    /// The parsed spec.
+    pub fn spec(&self) -> &OperatorSpec {
+        &self.spec
+    }
+
+    /// The operator itself.
+    pub fn operator(&self) -> &Operator {
+        &self.operator
+    }
+
+    /// The schema every pushed batch must have (field types are compared;
+    /// names and metadata are not).
+    pub fn input_schema(&self) -> &SchemaRef {
+        &self.input_schema
+    }
+
+    /// The schema of emitted batches; every field carries `flink.type`.
+    /// `group_agg`: key columns then one column per aggregate; `normalize`
+    /// and `dedup`: the input schema.
+    pub fn output_schema(&self) -> &SchemaRef {
+        &self.output_schema
+    }
+
+    /// The output as one struct field (`row`, `ROW<...> NOT NULL`), the
+    /// shape the C ABI exports batches in.
+    pub fn output_field(&self) -> &Field {
+        &self.output_field
+    }
+
+    /// Flink max parallelism (number of key groups) of this operator.
+    pub fn max_parallelism(&self) -> i32 {
+        self.spec.max_parallelism
+    }
+
+    /// Retained state bytes (the quantity the `budget=` option bounds).
+    pub fn size(&self) -> usize {
+        match &self.operator {
+            Operator::GroupAgg(o) => o.size(),
+            Operator::Normalize(o) => o.size(),
+            Operator::Dedup(o) => o.size(),
+        }
+    }
+
+    /// Keys (groups) in state.
+    pub fn num_keys(&self) -> usize {
+        match &self.operator {
+            Operator::GroupAgg(o) => o.num_groups(),
+            Operator::Normalize(o) => o.num_keys(),
+            Operator::Dedup(o) => o.num_keys(),
+        }
+    }
+
+    /// Processes one changelog batch and returns the emitted changelog
+    /// (batch of [`Self::output_schema`], one row kind per row).
+    ///
+    /// # Errors
+    /// A batch whose column types differ from the input schema, a
+    /// `row_kinds` length mismatch, a row kind the operator refuses (`dedup`
+    /// takes `+I` only; `group_agg retractable=false` no retractions), the
+    /// state budget. After an error mid-batch, the rows before the failing
+    /// one stay applied and their output is lost: restore from a snapshot.
+    /// The budget error is `sluice_keyed::Error::StateBudgetExceeded`.
+    pub fn push(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let (out, kinds) = match &mut self.operator {
+            Operator::GroupAgg(o) => o.process(batch, row_kinds)?,
+            Operator::Normalize(o) => o.process(batch, row_kinds)?,
+            Operator::Dedup(o) => o.process(batch, row_kinds)?,
+        };
+        let n = out.num_rows();
+        let out = RecordBatch::try_new_with_options(
+            self.output_schema.clone(),
+            out.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )?;
+        Ok((out, kinds))
+    }
+
+    /// [`Self::push`] with Flink `RowKind` bytes (`+I` 0, `-U` 1, `+U` 2,
+    /// `-D` 3); `None` means every row is `+I`.
+    ///
+    /// # Errors
+    /// A byte outside 0..=3, then as [`Self::push`].
+    pub fn push_bytes(&mut self, batch: &RecordBatch, row_kinds: Option<&[u8]>) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let kinds = match row_kinds {
+            Some(b) => row_kinds_from_bytes(b)?,
+            None => vec![RowKind::Insert; batch.num_rows()],
+        };
+        self.push(batch, &kinds)
+    }
+
+    /// [`Self::push_bytes`] for a batch arriving as one struct array (how
+    /// the C Data Interface and Arrow Java hand over rows).
+    ///
+    /// # Errors
+    /// A struct array with NULL rows (a Flink row is never NULL), then as
+    /// [`Self::push_bytes`].
+    pub fn push_struct(
+        &mut self,
+        batch: &StructArray,
+        row_kinds: Option<&[u8]>,
+    ) -> Result<(RecordBatch, Vec<RowKind>)> {
+        if batch.null_count() > 0 {
+            return Err(Error::invalid(format!(
+                "batch has {} NULL rows; a Flink row cannot be NULL",
+                batch.null_count()
+            )));
+        }
+        self.push_bytes(&RecordBatch::from(batch.clone()), row_kinds)
+    }
+
+    /// Advances the event-time watermark to `watermark` (epoch millis) and
+    /// returns what that emits: always an empty batch for these three
+    /// operators. With state TTL off, Flink's `GroupAggFunction`, the
+    /// proctime deduplications / `ChangelogNormalize` and the (non
+    /// mini-batch) `RowTimeDeduplicateFunction` all emit while processing
+    /// each row and register no event-time timers, so a watermark fires
+    /// nothing. The call exists so that bindings drive every operator the
+    /// same way; an older watermark than the current one is ignored, as a
+    /// Flink operator's watermark never goes back.
+    ///
+    /// # Errors
+    /// None today (an empty batch of the output schema cannot fail).
+    pub fn advance_watermark(&mut self, watermark: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
+        self.watermark = Some(self.watermark.map_or(watermark, |w| w.max(watermark)));
+        Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
+    }
+
+    /// The highest watermark seen, if any.
+    pub fn current_watermark(&self) -> Option<i64> {
+        self.watermark
+    }
+
+    /// The key-group range `[first, last]`, checked against this
+    /// operator's max parallelism.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] unless `0 <= first <= last < max_parallelism`.
+    pub fn key_group_range(&self, first: i32, last: i32) -> Result<KeyGroupRange> {
+        let m = self.spec.max_parallelism;
+        if first < 0 || first > last || last >= m {
+            return Err(Error::invalid(format!(
+                "key group range [{first}, {last}] is not inside [0, {}] (max_parallelism {m}) or is empty",
+                m - 1
+            )));
+        }
+        Ok(KeyGroupRange::new(first, last))
+    }
+
+    /// Serialises the state whose key group is in `range` into one blob.
+    ///
+    /// # Errors
+    /// None today.
+    pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
+        Ok(match &self.operator {
+            Operator::GroupAgg(o) => o.snapshot(range)?,
+            Operator::Normalize(o) => o.snapshot(range)?,
+            Operator::Dedup(o) => o.snapshot(range)?,
+        })
+    }
+
+    /// One blob per key group of `range`, in order (`result[i]` is key group
+    /// `range.start + i`), computed in one pass over the state: what Flink's
+    /// raw keyed state writes, one stream per key group. A key group
+    /// without state gets an empty blob (zero bytes), which
+    /// [`Self::restore`] skips.
+    ///
+    /// # Errors
+    /// An empty range (`start > end`).
+    pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<Vec<u8>>> {
+        if range.start > range.end || range.start < 0 {
+            return Err(Error::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
+        }
+        let sparse = match &self.operator {
+            Operator::GroupAgg(o) => o.snapshot_key_groups(range)?,
+            Operator::Normalize(o) => o.snapshot_key_groups(range)?,
+            Operator::Dedup(o) => o.snapshot_key_groups(range)?,
+        };
+        let n = (range.end - range.start) as usize + 1;
+        let mut out: Vec<Vec<u8>> = vec![Vec::new(); n];
+        for (kg, blob) in sparse {
+            if let Some(slot) = usize::try_from(kg - range.start).ok().and_then(|i| out.get_mut(i)) {
+                *slot = blob;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Adds the state of every blob (from [`Self::snapshot`] or
+    /// [`Self::snapshot_key_groups`], possibly of several operators when
+    /// scaling in) whose key group is in `range`. Empty blobs are skipped.
+    ///
+    /// # Errors
+    /// The keyed crate's errors: `CorruptSnapshot` for a corrupt, truncated
+    /// or foreign blob (another operator kind, schema, key, aggregate list
+    /// or max parallelism), `InvalidArgument` for a key already in state,
+    /// `StateBudgetExceeded` for the state budget; wrapped in
+    /// [`Error::Restore`] naming the blob when there are several. Each blob
+    /// is restored all or nothing; the blobs before a failing one stay
+    /// restored (a failed restore means the job restarts anyway: drop the
+    /// operator).
+    pub fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> Result<()> {
+        for (i, blob) in blobs.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
+            let r = match &mut self.operator {
+                Operator::GroupAgg(o) => o.restore(blob, range),
+                Operator::Normalize(o) => o.restore(blob, range),
+                Operator::Dedup(o) => o.restore(blob, range),
+            };
+            r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
+        }
+        Ok(())
+    }
+}

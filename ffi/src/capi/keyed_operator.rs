@@ -1,0 +1,315 @@
+//! `sluice_keyed_*`: an opaque handle over one keyed operator
+//! ([`KeyedOperator`]): create from a spec, push changelog batches, advance
+//! the watermark, snapshot by Flink key group, restore, free.
+//!
+//! A handle is used by one thread at a time (it may move between threads);
+//! calls on distinct handles are independent.
+
+use std::ffi::{c_char, CStr};
+use std::ptr;
+use std::slice;
+use std::sync::Arc;
+
+use ::sluice_keyed::RowKind;
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_schema::{DataType, Schema};
+
+use sluice_engine::keyed::KeyedOperator;
+
+use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::capi::buffer::sluice_buffer;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::rows::require_struct;
+
+/// A keyed operator (GROUP BY aggregate, changelog normalize or
+/// deduplication) with its state. Opaque: create with
+/// [`sluice_keyed_create`], release with [`sluice_keyed_free`].
+pub struct sluice_keyed {
+    op: KeyedOperator,
+}
+
+/// # Safety
+/// `h` is NULL or a handle from `sluice_keyed_create` not yet freed, used
+/// by no other thread during the call.
+unsafe fn handle<'a>(h: *mut sluice_keyed) -> FfiResult<&'a mut KeyedOperator> {
+    check_not_null!(h, "handle");
+    if !h.is_aligned() {
+        return Err(FfiError::invalid("handle is not aligned (not a sluice_keyed)"));
+    }
+    // SAFETY: non-NULL, aligned, a live handle per the contract.
+    Ok(unsafe { &mut (*h).op })
+}
+
+/// Creates a keyed operator from `spec` over batches of `schema`.
+///
+/// `spec` (NUL-terminated UTF-8) names the operator and its options, e.g.
+/// `"group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576"`,
+/// `"normalize keys=0"`, `"dedup keys=0 keep=last order=rowtime(3)"`; the
+/// grammar is in ffi/README.md (Keyed operators). `schema` (borrowed) is a
+/// struct schema: the row's fields, as for `sluice_rows_to_arrow`; columns
+/// in the spec are field indices or names. On success `*out` receives the
+/// handle; on error it is not written.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_create(
+    spec: *const c_char,
+    schema: *const FFI_ArrowSchema,
+    out: *mut *mut sluice_keyed,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_create", unsafe {
+        check_not_null!(spec, "spec");
+        check_not_null!(out, "out");
+        let spec = CStr::from_ptr(spec).to_str().map_err(|e| FfiError::invalid(format!("spec is not UTF-8: {e}")))?;
+        let field = read_field(schema, "schema")?;
+        require_struct(&field, "schema")?;
+        let DataType::Struct(fields) = field.data_type() else { unreachable!("checked above") };
+        let op = KeyedOperator::new(Arc::new(Schema::new(fields.clone())), spec)?;
+        ptr::write_unaligned(out, Box::into_raw(Box::new(sluice_keyed { op })));
+        Ok(())
+    })
+}
+
+/// Frees a handle and its state. NULL is a no-op.
+///
+/// # Safety
+/// `h` is NULL or a handle from `sluice_keyed_create` not yet freed; it is
+/// invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_free(h: *mut sluice_keyed) {
+    if h.is_null() || !h.is_aligned() {
+        return;
+    }
+    // Dropping the state cannot unwind into C: a panic here would be a bug
+    // in a destructor; it is caught and the memory leaked instead.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: a live handle from `Box::into_raw` per the contract.
+        drop(unsafe { Box::from_raw(h) });
+    }));
+}
+
+/// Exports `batch` (rows of the operator's output) and its row kinds.
+///
+/// # Safety
+/// `slot`'s pointers are writable; `out_row_kinds` is non-NULL and writable.
+unsafe fn write_output(
+    op: &KeyedOperator,
+    batch: RecordBatch,
+    kinds: &[RowKind],
+    slot: OutSlot,
+    out_row_kinds: *mut sluice_buffer,
+    inputs: &[&dyn Array],
+) -> FfiResult<()> {
+    let bytes: Vec<u8> = kinds.iter().map(|k| k.to_byte()).collect();
+    let array = StructArray::from(batch);
+    let kinds_buf = sluice_buffer::from_bytes(&bytes)?;
+    // SAFETY: forwarded contract.
+    if let Err(e) = unsafe { slot.write(&array, op.output_field(), inputs) } {
+        let mut k = kinds_buf;
+        // SAFETY: a buffer we just filled.
+        unsafe { crate::capi::buffer::sluice_buffer_free(&mut k) };
+        return Err(e);
+    }
+    // SAFETY: non-NULL and writable per the contract.
+    unsafe { ptr::write_unaligned(out_row_kinds, kinds_buf) };
+    Ok(())
+}
+
+/// Pushes one changelog batch through the operator.
+///
+/// `batch` (moved in) is a struct array whose field types match the
+/// operator's input schema; `schema` (borrowed) describes it. `row_kinds`
+/// is NULL (every row `+I`) or one Flink RowKind byte per row (`+I` 0, `-U`
+/// 1, `+U` 2, `-D` 3). On success `out` / `out_schema` receive the emitted
+/// rows (a struct array, every field with `flink.type`) and `out_row_kinds`
+/// one RowKind byte per emitted row (free with `sluice_buffer_free`). On
+/// error nothing is written. After `SLUICE_ERR_STATE_BUDGET` (or another
+/// error in the middle of a batch) the rows before the failing one stay
+/// applied and their output is lost: restore the handle from a snapshot.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_push(
+    h: *mut sluice_keyed,
+    batch: *mut FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    row_kinds: *const i8,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_push", unsafe {
+        let array = take_array(batch, "batch")?;
+        let op = handle(h)?;
+        let field = read_field(schema, "schema")?;
+        require_struct(&field, "schema")?;
+        let slot = OutSlot::new(out, out_schema)?;
+        check_not_null!(out_row_kinds, "out_row_kinds");
+        let values = import(array, field.data_type(), "batch")?;
+        let Some(s) = values.as_any().downcast_ref::<StructArray>() else {
+            return Err(FfiError::unsupported_type("batch must be a struct array"));
+        };
+        let kinds: Option<&[u8]> = if row_kinds.is_null() || s.is_empty() {
+            None
+        } else {
+            Some(slice::from_raw_parts(row_kinds.cast::<u8>(), s.len()))
+        };
+        let (out_batch, out_kinds) = op.push_struct(s, kinds)?;
+        write_output(op, out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
+    })
+}
+
+/// Advances the operator's event-time watermark (epoch milliseconds) and
+/// returns what it emits, like [`sluice_keyed_push`]'s outputs. For the
+/// three operators of this version the output is always empty: with state
+/// TTL off, none of them registers event-time timers (each emits while
+/// processing its rows). A watermark older than the current one is ignored.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_advance_watermark(
+    h: *mut sluice_keyed,
+    watermark: i64,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_advance_watermark", unsafe {
+        let op = handle(h)?;
+        let slot = OutSlot::new(out, out_schema)?;
+        check_not_null!(out_row_kinds, "out_row_kinds");
+        let (b, k) = op.advance_watermark(watermark)?;
+        write_output(op, b, &k, slot, out_row_kinds, &[])
+    })
+}
+
+/// Serialises the state of key groups `first_key_group..=last_key_group`
+/// (Flink key groups of the `BinaryRowData` key, `0 <= first <= last <
+/// max_parallelism`) into `out` (free with `sluice_buffer_free`).
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_snapshot(
+    h: *mut sluice_keyed,
+    first_key_group: i32,
+    last_key_group: i32,
+    out: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_snapshot", unsafe {
+        let op = handle(h)?;
+        check_not_null!(out, "out");
+        let range = op.key_group_range(first_key_group, last_key_group)?;
+        let bytes = op.snapshot(range)?;
+        ptr::write_unaligned(out, sluice_buffer::from_bytes(&bytes)?);
+        Ok(())
+    })
+}
+
+/// Serialises the state of key groups `first_key_group..=last_key_group`
+/// as one blob per key group, in one pass over the state (Flink's raw
+/// keyed state writes one stream per key group). Blob `i` (key group
+/// `first_key_group + i`) is `out_data[offsets[i] .. offsets[i + 1]]`;
+/// `out_offsets` receives `last - first + 2` `int64_t` offsets. A key
+/// group without state has an empty blob. Each non-empty blob restores on
+/// its own with [`sluice_keyed_restore`].
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_snapshot_key_groups(
+    h: *mut sluice_keyed,
+    first_key_group: i32,
+    last_key_group: i32,
+    out_data: *mut sluice_buffer,
+    out_offsets: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_snapshot_key_groups", unsafe {
+        let op = handle(h)?;
+        check_not_null!(out_data, "out_data");
+        check_not_null!(out_offsets, "out_offsets");
+        let range = op.key_group_range(first_key_group, last_key_group)?;
+        let blobs = op.snapshot_key_groups(range)?;
+        let mut data = Vec::with_capacity(blobs.iter().map(Vec::len).sum());
+        let mut offsets = Vec::with_capacity(blobs.len() + 1);
+        offsets.push(0i64);
+        for b in &blobs {
+            data.extend_from_slice(b);
+            offsets.push(data.len() as i64);
+        }
+        let data = sluice_buffer::from_bytes(&data)?;
+        let offsets = match sluice_buffer::from_i64s(&offsets) {
+            Ok(o) => o,
+            Err(e) => {
+                let mut data = data;
+                crate::capi::buffer::sluice_buffer_free(&mut data);
+                return Err(e);
+            }
+        };
+        ptr::write_unaligned(out_data, data);
+        ptr::write_unaligned(out_offsets, offsets);
+        Ok(())
+    })
+}
+
+/// Adds the state in `bytes` (a blob of [`sluice_keyed_snapshot`] or one of
+/// [`sluice_keyed_snapshot_key_groups`], of this or another handle with the
+/// same spec and schema) whose key group is in
+/// `first_key_group..=last_key_group`. Call once per blob; `len == 0` is a
+/// no-op (an empty key group). A blob is restored all or nothing:
+/// `SLUICE_ERR_CORRUPT_SNAPSHOT` (truncated, corrupt, another operator
+/// kind, spec, schema or max parallelism) and `SLUICE_ERR_STATE_BUDGET`
+/// leave the state unchanged.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_restore(
+    h: *mut sluice_keyed,
+    bytes: *const u8,
+    len: i64,
+    first_key_group: i32,
+    last_key_group: i32,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_restore", unsafe {
+        let op = handle(h)?;
+        let range = op.key_group_range(first_key_group, last_key_group)?;
+        let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
+        if n == 0 {
+            return Ok(());
+        }
+        check_not_null!(bytes, "bytes");
+        Ok(op.restore(&[slice::from_raw_parts(bytes, n)], range)?)
+    })
+}
+
+/// Writes the operator's retained state bytes (the quantity its `budget=`
+/// bounds) to `*out_bytes` and its number of keys to `*out_keys` (either
+/// may be NULL).
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_state_size(h: *mut sluice_keyed, out_bytes: *mut i64, out_keys: *mut i64) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_state_size", unsafe {
+        let op = handle(h)?;
+        if !out_bytes.is_null() {
+            ptr::write_unaligned(out_bytes, op.size() as i64);
+        }
+        if !out_keys.is_null() {
+            ptr::write_unaligned(out_keys, op.num_keys() as i64);
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,150 @@
+//! `io.sluice.jni.CalcNative`: the Calc operator's projection list
+//! (MD5, SHA1, SHA2, CONCAT, CONCAT_WS, search functions) over a batch of
+//! rows, through [`sluice_engine::calc::CalcProgram`].
+//!
+//! One handle per operator instance holds the program (both row converters)
+//! and its scratch, so a warm batch allocates only its Arrow columns and the
+//! returned `RowBlock`.
+//!
+//! This module holds the handle and the row path; its children, which
+//! depend only on it, hold the other two input paths: [`utf16`]
+//! (`processUtf16`, `encodeCacheStats`) and [`columns`] (`columnKinds`,
+//! `processColumns`).
+
+mod columns;
+mod utf16;
+
+use jni::objects::{JClass, JIntArray, JObjectArray};
+use jni::sys::{jint, jlong, jobject, jobjectArray};
+use jni::JNIEnv;
+use sluice_engine::calc::CalcProgram;
+use sluice_transpose::{FlinkType, Rows};
+
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::handle::{free_handle, handle_mut, into_handle};
+use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::jni::strings::{read_strings, string_array};
+
+/// The native state behind a `CalcNative` handle.
+#[derive(Debug)]
+struct CalcHandle {
+    program: CalcProgram,
+    scratch: RowBatchScratch,
+    rows: Rows,
+    /// Scratch of `processUtf16` ([`utf16`]).
+    utf16: Utf16Scratch,
+}
+
+/// Reusable scratch of `processUtf16`: the copied field indexes, offsets
+/// and NULL flags.
+#[derive(Default, Debug)]
+struct Utf16Scratch {
+    fields: Vec<i32>,
+    ints: Vec<i32>,
+    offsets: Vec<Vec<i64>>,
+    flags: Vec<u8>,
+}
+
+fn parse_types(types: &[String], what: &str) -> FfiResult<Vec<FlinkType>> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| FlinkType::parse(t).map_err(|e| FfiError::invalid(format!("{what}[{i}] = {t}: {e}"))))
+        .collect()
+}
+
+/// `static native long create(String[] inputNames, String[] inputTypes,
+/// String[] expressions, String[] outputTypes)`: types as
+/// `LogicalType#asSerializableString()`; `outputTypes` may be null (inferred).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    input_names: JObjectArray<'l>,
+    input_types: JObjectArray<'l>,
+    expressions: JObjectArray<'l>,
+    output_types: JObjectArray<'l>,
+) -> jlong {
+    jni_boundary!(env, "CalcNative.create", 0, {
+        let names = read_strings(&mut env, &input_names, "inputNames")?.ok_or_else(|| FfiError::null("inputNames"))?;
+        let types = read_strings(&mut env, &input_types, "inputTypes")?.ok_or_else(|| FfiError::null("inputTypes"))?;
+        let exprs =
+            read_strings(&mut env, &expressions, "expressions")?.ok_or_else(|| FfiError::null("expressions"))?;
+        let out = read_strings(&mut env, &output_types, "outputTypes")?;
+        let types = parse_types(&types, "inputTypes")?;
+        let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
+        let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
+        let program = CalcProgram::new(&names, &types, &refs, out.as_deref())?;
+        Ok(into_handle(CalcHandle {
+            program,
+            scratch: RowBatchScratch::default(),
+            rows: Rows::default(),
+            utf16: Default::default(),
+        }))
+    })
+}
+
+/// `static native String[] outputTypes(long handle)`: the output columns'
+/// types as serializable strings.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_outputTypes<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jobjectArray {
+    jni_boundary!(env, "CalcNative.outputTypes", std::ptr::null_mut(), {
+        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
+        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+        string_array(&mut env, h.program.output_types().iter().map(ToString::to_string))
+    })
+}
+
+/// `static native String[] outputNames(long handle)`.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_outputNames<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jobjectArray {
+    jni_boundary!(env, "CalcNative.outputNames", std::ptr::null_mut(), {
+        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
+        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+        string_array(&mut env, h.program.output_names().iter().cloned())
+    })
+}
+
+/// `static native RowBlock process(long handle, Object[] segments, int
+/// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
+/// numRows)`: entry transpose, projection, exit transpose.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_process<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    segments: JObjectArray<'l>,
+    num_segments: jint,
+    row_segment: JIntArray<'l>,
+    row_offset: JIntArray<'l>,
+    row_size: JIntArray<'l>,
+    num_rows: jint,
+) -> jobject {
+    jni_boundary!(env, "CalcNative.process", std::ptr::null_mut(), {
+        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
+        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
+        let CalcHandle { program, scratch, rows, .. } = h;
+        with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(program.process_segments(segs, addrs, rows)?))?;
+        row_block(&mut env, rows)
+    })
+}
+
+/// `static native void free(long handle)`.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_CalcNative_free<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
+    jni_boundary!(env, "CalcNative.free", (), {
+        // SAFETY: Java frees each handle exactly once (NativeHandle's State).
+        unsafe { free_handle::<CalcHandle>(handle) };
+        Ok(())
+    })
+}

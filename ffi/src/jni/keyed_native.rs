@@ -1,0 +1,214 @@
+//! `io.sluice.jni.KeyedNative`: the keyed operators (group aggregate,
+//! changelog normalize, dedup) behind Flink's keyBy, with per-key-group
+//! snapshots.
+//!
+//! One native object per Flink operator subtask: a [`KeyedRowOperator`]
+//! (the engine's rows-in / rows-out operator) fed with the subtask's
+//! `BinaryRowData` rows pinned in the Java heap.
+
+use jni::objects::{JByteArray, JClass, JIntArray, JObject, JObjectArray, JString};
+use jni::sys::{jint, jintArray, jlong, jobject, jobjectArray};
+use jni::JNIEnv;
+use sluice_engine::keyed::KeyedRowOperator;
+use sluice_transpose::{FlinkType, Rows};
+
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::handle::{free_handle, handle_mut, into_handle};
+use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::jni::strings::{read_strings, string_array};
+
+/// The native object behind a `KeyedNative` handle.
+struct KeyedJni {
+    operator: KeyedRowOperator,
+    scratch: RowBatchScratch,
+    rows: Rows,
+}
+
+/// `static native long create(String spec, String[] names, String[] types)`:
+/// the operator of `spec` (see `sluice_engine::keyed::spec`) over input rows of
+/// the given field names and Flink types (`LogicalType.asSerializableString()`).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_create<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    spec: JString<'l>,
+    names: JObjectArray<'l>,
+    types: JObjectArray<'l>,
+) -> jlong {
+    jni_boundary!(env, "KeyedNative.create", 0, {
+        if spec.is_null() {
+            return Err(FfiError::null("spec"));
+        }
+        let spec: String = env.get_string(&spec)?.into();
+        let names = read_strings(&mut env, &names, "names")?.ok_or_else(|| FfiError::null("names"))?;
+        let types = read_strings(&mut env, &types, "types")?.ok_or_else(|| FfiError::null("types"))?;
+        let parsed = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| FlinkType::parse(t).map_err(|e| FfiError::from(e).in_function(&format!("types[{i}] `{t}`"))))
+            .collect::<FfiResult<Vec<_>>>()?;
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let operator = KeyedRowOperator::new(&name_refs, &parsed, &spec)?;
+        Ok(into_handle(KeyedJni { operator, scratch: RowBatchScratch::default(), rows: Rows::default() }))
+    })
+}
+
+/// `static native String[] outputTypes(long handle)`: the Flink types of the
+/// emitted rows (`group_agg`: keys then one per aggregate; otherwise the input's).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_outputTypes<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jobjectArray {
+    jni_boundary!(env, "KeyedNative.outputTypes", std::ptr::null_mut(), {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        let types: Vec<String> = k.operator.output_types().map(|t| t.to_string()).collect();
+        string_array(&mut env, types.into_iter())
+    })
+}
+
+/// `static native RowBlock process(long handle, Object[] segments, int numSegments,
+/// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: pushes a
+/// changelog batch (RowKinds from the row headers) and returns the emitted
+/// changelog rows.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_process<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    segments: JObjectArray<'l>,
+    num_segments: jint,
+    row_segment: JIntArray<'l>,
+    row_offset: JIntArray<'l>,
+    row_size: JIntArray<'l>,
+    num_rows: jint,
+) -> jobject {
+    jni_boundary!(env, "KeyedNative.process", std::ptr::null_mut(), {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
+        let KeyedJni { operator, scratch, rows } = k;
+        with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.process_segments(segs, addrs, rows)?))?;
+        row_block(&mut env, rows)
+    })
+}
+
+/// `static native int[] keyGroups(long handle, Object[] segments, int numSegments,
+/// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: the Flink
+/// key group of each row's key, as the operator's state and snapshots use it
+/// (state unchanged).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_keyGroups<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    segments: JObjectArray<'l>,
+    num_segments: jint,
+    row_segment: JIntArray<'l>,
+    row_offset: JIntArray<'l>,
+    row_size: JIntArray<'l>,
+    num_rows: jint,
+) -> jintArray {
+    jni_boundary!(env, "KeyedNative.keyGroups", std::ptr::null_mut(), {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
+        let KeyedJni { operator, scratch, .. } = k;
+        let groups =
+            with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.key_groups_segments(segs, addrs)?))?;
+        let arr = env.new_int_array(groups.len() as i32)?;
+        env.set_int_array_region(&arr, 0, &groups)?;
+        Ok(arr.into_raw())
+    })
+}
+
+/// `static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup,
+/// int lastKeyGroup)`: one blob per key group of the range, in order, from
+/// one pass over the state; a key group without state gets `byte[0]`.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_snapshotKeyGroups<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    first: jint,
+    last: jint,
+) -> jobjectArray {
+    jni_boundary!(env, "KeyedNative.snapshotKeyGroups", std::ptr::null_mut(), {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        let range = k.operator.operator().key_group_range(first, last)?;
+        let blobs = k.operator.operator().snapshot_key_groups(range)?;
+        let arr = env.new_object_array(blobs.len() as i32, "[B", JObject::null())?;
+        for (i, b) in blobs.iter().enumerate() {
+            let jb = env.byte_array_from_slice(b)?;
+            env.set_object_array_element(&arr, i as i32, &jb)?;
+            env.delete_local_ref(jb)?;
+        }
+        Ok(arr.into_raw())
+    })
+}
+
+/// `static native void restore(long handle, int firstKeyGroup, int lastKeyGroup,
+/// byte[][] blobs)`: adds the state of every blob (each from
+/// `snapshotKeyGroups`, any subtask) whose key group is in the range.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_restore<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    first: jint,
+    last: jint,
+    blobs: JObjectArray<'l>,
+) {
+    jni_boundary!(env, "KeyedNative.restore", (), {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        let range = k.operator.operator().key_group_range(first, last)?;
+        if blobs.is_null() {
+            return Err(FfiError::null("blobs"));
+        }
+        let n = env.get_array_length(&blobs)?;
+        let mut owned: Vec<Vec<u8>> = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let obj = env.get_object_array_element(&blobs, i)?;
+            if obj.is_null() {
+                return Err(FfiError::null(&format!("blobs[{i}]")));
+            }
+            let jb = JByteArray::from(obj);
+            owned.push(env.convert_byte_array(&jb)?);
+            env.delete_local_ref(jb)?;
+        }
+        let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        Ok(k.operator.operator_mut().restore(&refs, range)?)
+    })
+}
+
+/// `static native long retainedBytes(long handle)`: retained state bytes
+/// (what `budget=` bounds).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_retainedBytes<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    jni_boundary!(env, "KeyedNative.retainedBytes", 0, {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        Ok(k.operator.operator().size() as jlong)
+    })
+}
+
+/// `static native void free(long handle)`: drops the operator; 0 is a no-op.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_free<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
+    jni_boundary!(env, "KeyedNative.free", (), {
+        // SAFETY: called exactly once per handle by NativeHandle's cleaning
+        // action, which zeroes its copy first.
+        unsafe { free_handle::<KeyedJni>(handle) };
+        Ok(())
+    })
+}

@@ -1,0 +1,42 @@
+//! Java `String[]` in and out.
+
+use jni::objects::{JObject, JObjectArray, JString};
+use jni::sys::jobjectArray;
+use jni::JNIEnv;
+
+use crate::capi::error::{FfiError, FfiResult};
+
+/// Reads a Java `String[]` (`None` for a null array; a null entry is an
+/// error naming `what[i]`).
+pub(crate) fn read_strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &str) -> FfiResult<Option<Vec<String>>> {
+    if arr.is_null() {
+        return Ok(None);
+    }
+    let n = env.get_array_length(arr)?;
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let obj = env.get_object_array_element(arr, i)?;
+        if obj.is_null() {
+            return Err(FfiError::null(&format!("{what}[{i}]")));
+        }
+        let s = JString::from(obj);
+        let v: String = env.get_string(&s)?.into();
+        env.delete_local_ref(s)?;
+        out.push(v);
+    }
+    Ok(Some(out))
+}
+
+/// Builds a Java `String[]` of `items`.
+pub(crate) fn string_array(
+    env: &mut JNIEnv<'_>,
+    items: impl ExactSizeIterator<Item = String>,
+) -> FfiResult<jobjectArray> {
+    let arr = env.new_object_array(items.len() as i32, "java/lang/String", JObject::null())?;
+    for (i, s) in items.enumerate() {
+        let js = env.new_string(s)?;
+        env.set_object_array_element(&arr, i as i32, &js)?;
+        env.delete_local_ref(js)?;
+    }
+    Ok(arr.into_raw())
+}
