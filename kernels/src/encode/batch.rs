@@ -51,9 +51,9 @@ pub enum Sizing {
 ///
 /// # Errors
 ///
-/// - [`Error::InvalidArgument`] for offsets that are negative, decreasing or
+/// - [`Error::InvalidArgument`](crate::Error::InvalidArgument) for offsets that are negative, decreasing or
 ///   past `units.len()` (naming the row), or a validity of the wrong length.
-/// - [`Error::OffsetOverflow`] if the output would exceed `i32::MAX` bytes
+/// - [`Error::OffsetOverflow`](crate::Error::OffsetOverflow) if the output would exceed `i32::MAX` bytes
 ///   (use [`utf16_to_large_utf8`]).
 ///
 /// ```
@@ -103,7 +103,7 @@ pub fn utf16_to_utf8_cached(
 ///
 /// # Errors
 ///
-/// [`Error::OffsetOverflow`] naming `needed` and the limit.
+/// [`Error::OffsetOverflow`](crate::Error::OffsetOverflow) naming `needed` and the limit.
 #[cfg(any(test, feature = "public_imp"))]
 pub fn check_output_len<O: OffsetSizeTrait>(needed: usize) -> Result<()> {
     check_limit(needed, O::MAX_OFFSET)
@@ -250,6 +250,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[test]
     fn limit_checker() {
