@@ -32,11 +32,13 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 
+import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
-import io.sluice.flink.table.SluiceCalc;
 
 /**
- * Stock Flink SQL vs {@link SluiceCalc} on generated rows (scripts/java-bench.sh).
+ * Plain Flink SQL, stock vs with sluice's planner stage installed ({@link Sluice#install}), on
+ * generated rows (scripts/java-bench.sh). A case is a select list, optionally followed by
+ * {@code WHERE ...}; both sides run {@code SELECT <case> FROM v}.
  *
  * <p>Timing: the span from the first to the last row reaching the sink
  * (a chained map stamps both), so job submission, deployment and teardown
@@ -47,8 +49,9 @@ import io.sluice.flink.table.SluiceCalc;
  * (a {@code DataGeneratorSource}) emits references into that array, and the
  * sink discards. Both variants run the same pipeline at parallelism 1 in one
  * local MiniCluster ({@code source → fromDataStream → Calc → toDataStream →
- * discard}), so they differ only in the Calc: Flink's generated Calc or
- * {@code SluiceCalcOperator} (entry transpose + kernels + exit transpose).
+ * discard}), so they differ only in what the planner made of the Calc: Flink's generated Calc,
+ * or {@code SluiceCalcOperator} (entry transpose + kernels + exit transpose), or for a split
+ * Calc the native part below Flink's Calc for the rest; a pass-through stays Flink's.
  * A third job without any Calc ({@code SELECT id}: a projection of one
  * BIGINT) measures the pipeline floor, which is subtracted to give the
  * Calc's own time. Jobs alternate stock / sluice after warm-up; each figure
@@ -108,11 +111,14 @@ public final class CalcBenchmark {
                 OBJECT_REUSE ? "on" : "off (Flink's default)");
 
         String[][] cases = {
-            {"id"}, // no string work: the sluice path's fixed cost (Table round trip, JNI, both transposes)
+            {"id"}, // a pass-through: the stage leaves it to Flink ("no native work")
+            {"c, id"}, // a reordering Calc: stays Flink's too
             {"MD5(a)"},
             {"SHA2(a, w)"},
             {"CONCAT(a, b, c)"},
             {"CONCAT_WS('|', a, b, c)"},
+            // mixed: split into native MD5 + LIKE filter below, Flink's Calc for UPPER and + above
+            {"id + 1, MD5(a), UPPER(b) WHERE c LIKE '%a%'"},
         };
         String header = "| function | stock s | sluice s | floor s | stock Mrows/s | sluice Mrows/s | ratio | Calc-only ratio (floor subtracted) |";
         if (curveSizes == null) {
@@ -124,6 +130,9 @@ public final class CalcBenchmark {
                     continue;
                 }
                 report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
+                if (c[0].contains(" WHERE ")) {
+                    System.out.printf(Locale.ROOT, "(%,d of %,d rows pass the WHERE)%n", filtered, n);
+                }
             }
             System.out.println();
         }
@@ -181,17 +190,17 @@ public final class CalcBenchmark {
         GeneratorFunction<Long, RowData> gen = i -> rows[(int) (long) i];
         DataStream<RowData> src = env.fromSource(
                 new DataGeneratorSource<>(gen, n, InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "rows");
-        Table in = tEnv.fromDataStream(src);
-        Table out;
+        tEnv.createTemporaryView("v", tEnv.fromDataStream(src));
         if (sluice) {
-            out = SluiceCalc.select(tEnv, in, expr);
-        } else {
-            tEnv.createTemporaryView("v", in);
-            out = tEnv.sqlQuery("SELECT " + expr + " FROM v");
+            Sluice.install(tEnv);
         }
+        int where = expr.indexOf(" WHERE ");
+        String sql = where < 0 ? "SELECT " + expr + " FROM v"
+                : "SELECT " + expr.substring(0, where) + " FROM v" + expr.substring(where);
+        Table out = tEnv.sqlQuery(sql);
         DataStream<RowData> projected =
                 tEnv.toDataStream(out, out.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
-        projected.map(new Stamp(n))
+        projected.map(new Stamp(where < 0 ? n : -1))
                 .returns(InternalTypeInfo.of((RowType) out.getResolvedSchema().toPhysicalRowDataType().getLogicalType()))
                 .sinkTo(new DiscardingSink<>());
         if (Boolean.getBoolean("sluice.bench.plan")) {
@@ -203,6 +212,9 @@ public final class CalcBenchmark {
         if (lastNanos == 0) {
             throw new IllegalStateException("the sink did not see all " + n + " rows");
         }
+        if (where >= 0) {
+            filtered = seenRows;
+        }
         return (lastNanos - firstNanos) / 1e9;
     }
 
@@ -212,9 +224,15 @@ public final class CalcBenchmark {
     static volatile long firstNanos;
     static volatile long lastNanos;
 
+    /** Rows that passed the last filtered case's WHERE (printed with its line). */
+    static volatile long filtered;
+    static volatile long seenRows;
+
     /**
      * Records when the first and the last row reach the sink: the job's
-     * steady-state span, without submission, deployment and teardown.
+     * steady-state span, without submission, deployment and teardown. With a
+     * WHERE ({@code n = -1}) the row count is not known in advance: every row
+     * stamps the time (the same cost on both sides).
      */
     static final class Stamp implements MapFunction<RowData, RowData> {
         private static final long serialVersionUID = 1L;
@@ -230,8 +248,9 @@ public final class CalcBenchmark {
             if (seen++ == 0) {
                 firstNanos = System.nanoTime();
             }
-            if (seen == n) {
+            if (seen == n || n < 0) {
                 lastNanos = System.nanoTime();
+                seenRows = seen;
             }
             return r;
         }

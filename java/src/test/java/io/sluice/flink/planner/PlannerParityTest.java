@@ -31,7 +31,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * {@code MATERIALIZED} where subtasks interleave).
  */
 class PlannerParityTest {
-    static final long ROWS = 3_000;
+    static final long ROWS = 1_500;
 
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
@@ -92,6 +92,7 @@ class PlannerParityTest {
         q.add(Query.stock("only stock functions", "SELECT id, UPPER(a), id + 1 FROM t", "Calc", "function UPPER"));
         q.add(Query.stock("|| (unpaired surrogates pair up in Flink's)", "SELECT id, a || b FROM t", "Calc",
                 "function ||"));
+        q.add(Query.stock("INSTR (UTF-16 positions in Flink)", "SELECT id, INSTR(a, 'b') FROM t", "Calc", "function INSTR"));
         q.add(Query.stock("native over stock", "SELECT id, MD5(UPPER(a)) FROM t", "Calc", "function UPPER"));
         q.add(Query.stock("non-string argument", "SELECT id, MD5(CAST(id AS STRING)) FROM t", "Calc", "function CAST"));
         q.add(Query.stock("operator off", "SELECT id, MD5(a) FROM t", "Calc", "sluice.operator.calc.enabled=false")
@@ -124,5 +125,10 @@ class PlannerParityTest {
         SluiceExplain e = Sluice.explain(tEnv, "SELECT id, MD5(a), UPPER(b) FROM t");
         assertTrue(e.text().contains("== Sluice ==") && e.text().contains("stock  Calc: rest of a split Calc: function UPPER"),
                 e.text());
+        // a native WHERE conjunct filters in the sluice node; Flink's Calc keeps only the rest
+        String where = tEnv.sqlQuery("SELECT id, UPPER(b) FROM t WHERE a LIKE 'a%' AND w > 256").explain();
+        assertTrue(where.contains("SluiceCalc(select=[$0 AS id, $2 AS b, $4 AS w, $1 LIKE 'a%' AS $sluice0], "
+                + "where=[$sluice0])"), where);
+        assertTrue(where.contains("Calc(select=[id, UPPER(b) AS EXPR$1], where=[>(w, 256)])"), where);
     }
 }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rex.RexBuilder;
@@ -17,6 +18,7 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
@@ -35,7 +37,9 @@ import io.sluice.jni.SluiceException;
  * projections and the condition run in a {@link StreamPhysicalSluiceCalc} that outputs the input
  * columns the rest reads followed by their results (each distinct subexpression once; columns
  * nothing reads are not carried), and a Flink Calc above computes the rest (UPPER, CAST,
- * arithmetic, CASE, the filter) over those columns. A Calc with no native call stays stock ("no
+ * arithmetic, CASE, the rest of the filter) over those columns. Each conjunct of the WHERE that
+ * is a native call (e.g. {@code a LIKE 'x%'}) filters in the native operator, so the Flink Calc
+ * sees only the rows that pass. A Calc with no native call stays stock ("no
  * native work": a pass-through or reordering would only add a hop).
  *
  * <p>A native subexpression that could fail on rows Flink would not evaluate it for (SHA2 with a
@@ -61,8 +65,15 @@ public final class CalcSubstitution {
         for (RexNode p : projects) {
             c.collect(p, false);
         }
+        // WHERE: each conjunct that is a native call filters in the native operator
+        List<RexNode> nativeWhere = new ArrayList<>();
+        List<RexNode> stockWhere = new ArrayList<>();
         if (condition != null) {
-            c.collect(condition, false);
+            List<RexNode> conjuncts = RelOptUtil.conjunctions(condition);
+            for (RexNode conjunct : conjuncts) {
+                c.collect(conjunct, conjuncts.size() > 1); // Flink's AND short-circuits
+                (c.natives.containsKey(key(conjunct)) ? nativeWhere : stockWhere).add(conjunct);
+            }
         }
         if (c.natives.isEmpty()) {
             return Match.stock(c.stockReasons.isEmpty() ? "no native work (the Calc only passes columns through)"
@@ -71,7 +82,12 @@ public final class CalcSubstitution {
         RowType inType = PlanContext.rowType(calc.getInput());
         boolean whole = condition == null && projects.stream()
                 .allMatch(p -> p instanceof RexInputRef || c.natives.containsKey(key(p)));
-        return whole ? wholeCalc(calc, projects, c, inType) : split(calc, projects, condition, c, inType, ctx);
+        if (whole) {
+            return wholeCalc(calc, projects, c, inType);
+        }
+        RexNode rest = stockWhere.isEmpty() ? null
+                : RexUtil.composeConjunction(calc.getCluster().getRexBuilder(), stockWhere);
+        return split(calc, projects, nativeWhere, rest, c, inType, ctx);
     }
 
     /** Every projection native: one sluice node with the Calc's own row type. */
@@ -88,12 +104,12 @@ public final class CalcSubstitution {
             return Match.stock(bad);
         }
         return Match.replace(new StreamPhysicalSluiceCalc(calc.getCluster(), calc.getTraitSet(), calc.getInput(),
-                calc.getRowType(), exprs, types));
+                calc.getRowType(), exprs, types, new int[0]));
     }
 
     /** Native subexpressions below, Flink's Calc for the rest above. */
-    private static Match split(StreamPhysicalCalc calc, List<RexNode> projects, RexNode condition, Collector c,
-            RowType inType, PlanContext ctx) {
+    private static Match split(StreamPhysicalCalc calc, List<RexNode> projects, List<RexNode> nativeWhere,
+            RexNode condition, Collector c, RowType inType, PlanContext ctx) {
         // What the Flink Calc above reads: input columns outside the native subexpressions.
         Set<Integer> carried = new java.util.TreeSet<>();
         RexShuttle refs = new RexShuttle() {
@@ -139,8 +155,9 @@ public final class CalcSubstitution {
         if (bad != null) {
             return Match.stock(bad);
         }
+        int[] filters = nativeWhere.stream().mapToInt(w -> nativeAt.get(key(w))).toArray();
         StreamPhysicalSluiceCalc nat = new StreamPhysicalSluiceCalc(calc.getCluster(), calc.getTraitSet(),
-                calc.getInput(), row.build(), ex, ty);
+                calc.getInput(), row.build(), ex, ty, filters);
         RexBuilder rb = calc.getCluster().getRexBuilder();
         RexShuttle over = new RexShuttle() {
             @Override

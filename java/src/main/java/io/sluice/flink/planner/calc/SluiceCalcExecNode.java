@@ -13,26 +13,32 @@ import io.sluice.flink.calc.SluiceCalcOperator;
 import io.sluice.flink.planner.SluiceExecNode;
 
 /**
- * The ExecNode of {@link StreamPhysicalSluiceCalc}: a {@link SluiceCalcOperator} on the input's
+ * The ExecNode of {@link StreamPhysicalSluiceCalc}: a {@link SluiceCalcOperator} (with a native
+ * WHERE a {@link FilteringCalcOperator}) on the input's
  * {@code RowData}, chained to it, with the batch options of the query's configuration
  * ({@code sluice.batch-size}, {@code sluice.batch.max-delay}, {@code sluice.calc.utf16-strings}).
  */
 final class SluiceCalcExecNode extends SluiceExecNode {
     private final String[] expressions;
     private final String[] outputTypes;
+    private final int[] filters;
 
     SluiceCalcExecNode(ReadableConfig config, InputProperty input, RowType outputType, String description,
-            String[] expressions, String[] outputTypes) {
+            String[] expressions, String[] outputTypes, int[] filters) {
         super(config, "sluice-calc_1", input, outputType, description);
         this.expressions = expressions;
         this.outputTypes = outputTypes;
+        this.filters = filters;
     }
 
     @Override
     protected Transformation<RowData> translateToPlanInternal(PlannerBase planner, ExecNodeConfig config) {
-        SluiceCalcOperator op = new SluiceCalcOperator(inputType(), expressions, outputTypes,
-                config.get(SluiceOptions.BATCH_SIZE), config.get(SluiceOptions.BATCH_MAX_DELAY).toMillis(),
-                config.get(SluiceOptions.CALC_UTF16_STRINGS));
+        int batch = config.get(SluiceOptions.BATCH_SIZE);
+        long delay = config.get(SluiceOptions.BATCH_MAX_DELAY).toMillis();
+        boolean utf16 = config.get(SluiceOptions.CALC_UTF16_STRINGS);
+        SluiceCalcOperator op = filters.length == 0
+                ? new SluiceCalcOperator(inputType(), expressions, outputTypes, batch, delay, utf16)
+                : new FilteringCalcOperator(inputType(), expressions, outputTypes, batch, delay, utf16, filters);
         return oneInput(planner, config, "sluice-calc", op, null);
     }
 }
