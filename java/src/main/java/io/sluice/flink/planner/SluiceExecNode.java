@@ -36,8 +36,8 @@ public abstract class SluiceExecNode extends ExecNodeBase<RowData>
     /**
      * @param config the table configuration persisted with the node
      * @param type the node type and version, e.g. {@code sluice-calc_1}
-     * @param input the input's required property ({@link InputProperty#DEFAULT}; a keyed node: the
-     *     hash distribution on its key, as Flink's)
+     * @param input the input's required property ({@link InputProperty#DEFAULT}, keyed nodes too:
+     *     their hash exchange is Flink's own Exchange node below them)
      * @param outputType the output row type
      * @param description the plan's description of the node
      */

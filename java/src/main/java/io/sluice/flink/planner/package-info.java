@@ -21,8 +21,9 @@
  *       node's terms (its digest); {@code translateToExecNode()} returns the ExecNode below.</li>
  *   <li>An ExecNode: {@code extends} {@link io.sluice.flink.planner.SluiceExecNode}, constructed
  *       with {@code (ShortcutUtils.unwrapTableConfig(rel), "sluice-group-aggregate_1",
- *       InputProperty.builder().requiredDistribution(InputProperty.hashDistribution(keys))
- *       .build(), PlanContext.rowType(rel), rel.getRelDetailedDescription())}; its
+ *       InputProperty.DEFAULT, PlanContext.rowType(rel), rel.getRelDetailedDescription())} (the
+ *       hash exchange on the key is Flink's own {@code StreamPhysicalExchange} below the node, as
+ *       for Flink's GroupAggregate, which also takes {@code InputProperty.DEFAULT}); its
  *       {@code translateToPlanInternal(planner, config)} returns
  *       {@code oneInput(planner, config, "sluice-group-aggregate", operator, keys)}: a
  *       {@code OneInputTransformation} of the {@code OneInputStreamOperator<RowData, RowData>}

@@ -106,9 +106,10 @@ public final class CalcBenchmark {
 
     private static void measure(int n, int pairs, int warm) throws Exception {
         System.out.printf(Locale.ROOT,
-                "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s%n",
+                "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s; %s%n",
                 n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm,
-                OBJECT_REUSE ? "on" : "off (Flink's default)");
+                OBJECT_REUSE ? "on" : "off (Flink's default)",
+                CPU_TIME ? "task-thread CPU time" : "wall time");
 
         String[][] cases = {
             {"id"}, // a pass-through: the stage leaves it to Flink ("no native work")
@@ -215,7 +216,7 @@ public final class CalcBenchmark {
         if (where >= 0) {
             filtered = seenRows;
         }
-        return (lastNanos - firstNanos) / 1e9;
+        return (CPU_TIME ? lastCpuNanos - firstCpuNanos : lastNanos - firstNanos) / 1e9;
     }
 
     /** {@code -Dsluice.bench.object-reuse=true}: both variants with Flink's object reuse on. */
@@ -223,6 +224,17 @@ public final class CalcBenchmark {
 
     static volatile long firstNanos;
     static volatile long lastNanos;
+    /** The task thread's CPU time at the first and last row (the whole chain runs in it). */
+    static volatile long firstCpuNanos;
+    static volatile long lastCpuNanos;
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+    /**
+     * {@code -Dsluice.bench.cpu=true}: time each job by the task thread's CPU time from the first
+     * to the last row instead of wall time (source, Calc, native calls and sink run chained in that
+     * one thread at parallelism 1), for a machine whose other load would otherwise dominate.
+     */
+    static final boolean CPU_TIME = Boolean.getBoolean("sluice.bench.cpu");
 
     /** Rows that passed the last filtered case's WHERE (printed with its line). */
     static volatile long filtered;
@@ -247,9 +259,11 @@ public final class CalcBenchmark {
         public RowData map(RowData r) {
             if (seen++ == 0) {
                 firstNanos = System.nanoTime();
+                firstCpuNanos = THREADS.getCurrentThreadCpuTime();
             }
             if (seen == n || n < 0) {
                 lastNanos = System.nanoTime();
+                lastCpuNanos = THREADS.getCurrentThreadCpuTime();
                 seenRows = seen;
             }
             return r;
