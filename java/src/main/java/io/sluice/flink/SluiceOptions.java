@@ -5,34 +5,89 @@ import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
-/** Flink configuration of the sluice operators (set in the job's Configuration / flink-conf). */
+/**
+ * Flink configuration of the sluice operators and the planner stage: set in the job's
+ * Configuration, the Flink configuration file, a {@code TableConfig} or with SQL {@code SET}.
+ */
 public final class SluiceOptions {
     private SluiceOptions() {}
 
-    /** Master switch: when false every operator runs Flink's own implementation. */
+    /**
+     * Master switch: when false every operator runs Flink's own implementation (the planner stage
+     * substitutes nothing; settable per query with SQL {@code SET 'sluice.enabled' = 'false'}).
+     */
     public static final ConfigOption<Boolean> ENABLED = ConfigOptions.key("sluice.enabled")
             .booleanType().defaultValue(true)
             .withDescription("Run the native sluice operators where they apply.");
 
-    /** Per operator switch: Calc (MD5/SHA1/SHA2/CONCAT/CONCAT_WS/search). */
-    public static final ConfigOption<Boolean> CALC_ENABLED = ConfigOptions.key("sluice.calc.enabled")
-            .booleanType().defaultValue(true)
-            .withDescription("Native Calc (string functions).");
+    /** Per operator switch of the planner stage: Calc (projection and filter). */
+    public static final ConfigOption<Boolean> OPERATOR_CALC_ENABLED = operatorEnabled("calc");
 
-    /** Per operator switch: GROUP BY aggregate. */
-    public static final ConfigOption<Boolean> GROUP_AGG_ENABLED = ConfigOptions.key("sluice.group-agg.enabled")
-            .booleanType().defaultValue(true)
-            .withDescription("Native GROUP BY changelog aggregate.");
+    /** Per operator switch of the planner stage: GROUP BY aggregate. */
+    public static final ConfigOption<Boolean> OPERATOR_GROUP_AGGREGATE_ENABLED = operatorEnabled("group-aggregate");
 
-    /** Per operator switch: changelog normalize. */
-    public static final ConfigOption<Boolean> NORMALIZE_ENABLED = ConfigOptions.key("sluice.normalize.enabled")
-            .booleanType().defaultValue(true)
-            .withDescription("Native changelog normalize.");
+    /** Per operator switch of the planner stage: ROW_NUMBER() = 1 deduplicate (keep first / keep last). */
+    public static final ConfigOption<Boolean> OPERATOR_DEDUPLICATE_ENABLED = operatorEnabled("deduplicate");
 
-    /** Per operator switch: keep-first / keep-last dedup. */
-    public static final ConfigOption<Boolean> DEDUP_ENABLED = ConfigOptions.key("sluice.dedup.enabled")
-            .booleanType().defaultValue(true)
-            .withDescription("Native deduplicate (keep first / keep last).");
+    /** Per operator switch of the planner stage: changelog normalize. */
+    public static final ConfigOption<Boolean> OPERATOR_CHANGELOG_NORMALIZE_ENABLED = operatorEnabled("changelog-normalize");
+
+    /** The Calc switch under its older key ({@code sluice.calc.enabled} still reads as a deprecated key). */
+    public static final ConfigOption<Boolean> CALC_ENABLED = OPERATOR_CALC_ENABLED;
+
+    /** The GROUP BY switch under its older name ({@code sluice.group-agg.enabled} still reads). */
+    public static final ConfigOption<Boolean> GROUP_AGG_ENABLED = OPERATOR_GROUP_AGGREGATE_ENABLED;
+
+    /** The changelog normalize switch under its older name ({@code sluice.normalize.enabled} still reads). */
+    public static final ConfigOption<Boolean> NORMALIZE_ENABLED = OPERATOR_CHANGELOG_NORMALIZE_ENABLED;
+
+    /** The deduplicate switch under its older name ({@code sluice.dedup.enabled} still reads). */
+    public static final ConfigOption<Boolean> DEDUP_ENABLED = OPERATOR_DEDUPLICATE_ENABLED;
+
+    /**
+     * Planner stage: log each fallback (a plan node left to Flink, with its reason) once per node
+     * digest and JVM, at INFO.
+     */
+    public static final ConfigOption<Boolean> LOG_FALLBACK_REASONS = ConfigOptions.key("sluice.log-fallback-reasons")
+            .booleanType().defaultValue(false)
+            .withDescription("Log why each plan node that sluice could replace stays on Flink's operator (once per node).");
+
+    /**
+     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true).
+     * The four built-in ones are the constants above; an older key, where there was one, is read as
+     * a deprecated key.
+     *
+     * @param name the substitution's name, e.g. {@code calc}, {@code group-aggregate}
+     * @return the option
+     */
+    public static ConfigOption<Boolean> operatorEnabled(String name) {
+        ConfigOptions.TypedConfigOptionBuilder<Boolean> b = ConfigOptions.key("sluice.operator." + name + ".enabled")
+                .booleanType();
+        String old = switch (name) {
+            case "calc" -> "sluice.calc.enabled";
+            case "group-aggregate" -> "sluice.group-agg.enabled";
+            case "deduplicate" -> "sluice.dedup.enabled";
+            case "changelog-normalize" -> "sluice.normalize.enabled";
+            default -> null;
+        };
+        ConfigOption<Boolean> option = b.defaultValue(true)
+                .withDescription("Let the planner stage replace Flink's " + name + " node with sluice's.");
+        return old == null ? option : option.withDeprecatedKeys(old);
+    }
+
+    /**
+     * The switch of one native function, {@code sluice.function.<NAME>.enabled} (default true; NAME
+     * upper case, e.g. {@code MD5}, {@code CONCAT_WS}). Off: the planner treats the function as not
+     * native, so a Calc computes it on Flink (split around it if other parts stay native).
+     *
+     * @param name the function's SQL name
+     * @return the option
+     */
+    public static ConfigOption<Boolean> functionEnabled(String name) {
+        return ConfigOptions.key("sluice.function." + name.toUpperCase(java.util.Locale.ROOT) + ".enabled")
+                .booleanType().defaultValue(true)
+                .withDescription("Let the native Calc evaluate " + name + ".");
+    }
 
     /**
      * Rows per native call; flushed earlier before a checkpoint barrier, at end of input and on

@@ -32,11 +32,13 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 
+import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
-import io.sluice.flink.table.SluiceCalc;
 
 /**
- * Stock Flink SQL vs {@link SluiceCalc} on generated rows (scripts/java-bench.sh).
+ * Plain Flink SQL, stock vs with sluice's planner stage installed ({@link Sluice#install}), on
+ * generated rows (scripts/java-bench.sh). A case is a select list, optionally followed by
+ * {@code WHERE ...}; both sides run {@code SELECT <case> FROM v}.
  *
  * <p>Timing: the span from the first to the last row reaching the sink
  * (a chained map stamps both), so job submission, deployment and teardown
@@ -47,8 +49,9 @@ import io.sluice.flink.table.SluiceCalc;
  * (a {@code DataGeneratorSource}) emits references into that array, and the
  * sink discards. Both variants run the same pipeline at parallelism 1 in one
  * local MiniCluster ({@code source → fromDataStream → Calc → toDataStream →
- * discard}), so they differ only in the Calc: Flink's generated Calc or
- * {@code SluiceCalcOperator} (entry transpose + kernels + exit transpose).
+ * discard}), so they differ only in what the planner made of the Calc: Flink's generated Calc,
+ * or {@code SluiceCalcOperator} (entry transpose + kernels + exit transpose), or for a split
+ * Calc the native part below Flink's Calc for the rest; a pass-through stays Flink's.
  * A third job without any Calc ({@code SELECT id}: a projection of one
  * BIGINT) measures the pipeline floor, which is subtracted to give the
  * Calc's own time. Jobs alternate stock / sluice after warm-up; each figure
@@ -104,16 +107,20 @@ public final class CalcBenchmark {
 
     private static void measure(int n, int pairs, int warm) throws Exception {
         System.out.printf(Locale.ROOT,
-                "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s%n",
+                "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s; %s%n",
                 n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm,
-                OBJECT_REUSE ? "on" : "off (Flink's default)");
+                OBJECT_REUSE ? "on" : "off (Flink's default)",
+                CPU_TIME ? "task-thread CPU time" : "wall time");
 
         String[][] cases = {
-            {"id"}, // no string work: the sluice path's fixed cost (Table round trip, JNI, both transposes)
+            {"id"}, // a pass-through: the stage leaves it to Flink ("no native work")
+            {"c, id"}, // a reordering Calc: stays Flink's too
             {"MD5(a)"},
             {"SHA2(a, w)"},
             {"CONCAT(a, b, c)"},
             {"CONCAT_WS('|', a, b, c)"},
+            // mixed: split into native MD5 + LIKE filter below, Flink's Calc for UPPER and + above
+            {"id + 1, MD5(a), UPPER(b) WHERE c LIKE '%a%'"},
         };
         String header = "| function | stock s | sluice s | floor s | stock Mrows/s | sluice Mrows/s | ratio | Calc-only ratio (floor subtracted) |";
         if (curveSizes == null) {
@@ -125,6 +132,9 @@ public final class CalcBenchmark {
                     continue;
                 }
                 report(c[0] + " (batch 8192)", runs(c[0], 8192, n, warm, pairs, true), n);
+                if (c[0].contains(" WHERE ")) {
+                    System.out.printf(Locale.ROOT, "(%,d of %,d rows pass the WHERE)%n", filtered, n);
+                }
             }
             System.out.println();
         }
@@ -183,17 +193,17 @@ public final class CalcBenchmark {
         GeneratorFunction<Long, RowData> gen = i -> rows[(int) (long) i];
         DataStream<RowData> src = env.fromSource(
                 new DataGeneratorSource<>(gen, n, InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "rows");
-        Table in = tEnv.fromDataStream(src);
-        Table out;
+        tEnv.createTemporaryView("v", tEnv.fromDataStream(src));
         if (sluice) {
-            out = SluiceCalc.select(tEnv, in, expr);
-        } else {
-            tEnv.createTemporaryView("v", in);
-            out = tEnv.sqlQuery("SELECT " + expr + " FROM v");
+            Sluice.install(tEnv);
         }
+        int where = expr.indexOf(" WHERE ");
+        String sql = where < 0 ? "SELECT " + expr + " FROM v"
+                : "SELECT " + expr.substring(0, where) + " FROM v" + expr.substring(where);
+        Table out = tEnv.sqlQuery(sql);
         DataStream<RowData> projected =
                 tEnv.toDataStream(out, out.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
-        projected.map(new Stamp(n))
+        projected.map(new Stamp(where < 0 ? n : -1))
                 .returns(InternalTypeInfo.of((RowType) out.getResolvedSchema().toPhysicalRowDataType().getLogicalType()))
                 .sinkTo(new DiscardingSink<>());
         if (Boolean.getBoolean("sluice.bench.plan")) {
@@ -205,7 +215,10 @@ public final class CalcBenchmark {
         if (lastNanos == 0) {
             throw new IllegalStateException("the sink did not see all " + n + " rows");
         }
-        return (lastNanos - firstNanos) / 1e9;
+        if (where >= 0) {
+            filtered = seenRows;
+        }
+        return (CPU_TIME ? lastCpuNanos - firstCpuNanos : lastNanos - firstNanos) / 1e9;
     }
 
     /** {@code -Dsluice.bench.object-reuse=true}: both variants with Flink's object reuse on. */
@@ -217,10 +230,27 @@ public final class CalcBenchmark {
 
     static volatile long firstNanos;
     static volatile long lastNanos;
+    /** The task thread's CPU time at the first and last row (the whole chain runs in it). */
+    static volatile long firstCpuNanos;
+    static volatile long lastCpuNanos;
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+    /**
+     * {@code -Dsluice.bench.cpu=true}: time each job by the task thread's CPU time from the first
+     * to the last row instead of wall time (source, Calc, native calls and sink run chained in that
+     * one thread at parallelism 1), for a machine whose other load would otherwise dominate.
+     */
+    static final boolean CPU_TIME = Boolean.getBoolean("sluice.bench.cpu");
+
+    /** Rows that passed the last filtered case's WHERE (printed with its line). */
+    static volatile long filtered;
+    static volatile long seenRows;
 
     /**
      * Records when the first and the last row reach the sink: the job's
-     * steady-state span, without submission, deployment and teardown.
+     * steady-state span, without submission, deployment and teardown. With a
+     * WHERE ({@code n = -1}) the row count is not known in advance: every row
+     * stamps the time (the same cost on both sides).
      */
     static final class Stamp implements MapFunction<RowData, RowData> {
         private static final long serialVersionUID = 1L;
@@ -235,9 +265,12 @@ public final class CalcBenchmark {
         public RowData map(RowData r) {
             if (seen++ == 0) {
                 firstNanos = System.nanoTime();
+                firstCpuNanos = THREADS.getCurrentThreadCpuTime();
             }
-            if (seen == n) {
+            if (seen == n || n < 0) {
                 lastNanos = System.nanoTime();
+                lastCpuNanos = THREADS.getCurrentThreadCpuTime();
+                seenRows = seen;
             }
             return r;
         }

@@ -7,14 +7,14 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
+import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
-import io.sluice.flink.table.SluiceCalc;
 
 /**
- * Runnable example of the native Calc (java/README.md): hashes and joins a
- * few columns through libsluice and prints the schema and the rows. It lives
- * with the tests, not in the jar (Flink is a provided dependency), and runs on
- * the test classpath:
+ * Runnable example of the planner stage (java/README.md): plain Flink SQL that hashes and joins
+ * a few columns, with {@link Sluice#install} before it; prints sluice's explain (which nodes are
+ * native, and why the rest are not) and the rows. It lives with the tests, not in the jar (Flink
+ * is a provided dependency), and runs on the test classpath:
  *
  * <pre>
  * scripts/java-example.sh
@@ -41,12 +41,13 @@ public final class CalcExample {
                 row(2L, "Grace", "Arlington", 512),
                 row(3L, "Linus", null, 224),
                 row(4L, "Zoë 😀", "Zürich", null));
-        Table out = SluiceCalc.select(tEnv, users,
-                "id",
-                "MD5(name) AS name_md5",
-                "SHA2(name, w) AS name_sha2",
-                "CONCAT_WS(' | ', name, city) AS label",
-                "POSITION('a' IN name) AS pos_a");
+        tEnv.createTemporaryView("users", users);
+        Sluice.install(tEnv);
+        String sql = "SELECT id, MD5(name) AS name_md5, SHA2(name, w) AS name_sha2, "
+                + "CONCAT_WS(' | ', name, city) AS label, UPPER(city) AS city_uc, POSITION('a' IN name) AS pos_a "
+                + "FROM users WHERE name LIKE '%a%'";
+        System.out.println(Sluice.explain(tEnv, sql).text());
+        Table out = tEnv.sqlQuery(sql);
         out.printSchema();
         out.execute().print();
     }
