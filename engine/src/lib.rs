@@ -95,7 +95,8 @@
 //! // +I a, +I b: each key's first row emits +I.
 //! let (out, kinds) = op.push(&batch(vec!["a", "b"], vec![1, 2])?, &[RowKind::Insert; 2])?;
 //! assert_eq!(kinds, [RowKind::Insert, RowKind::Insert]);
-//! assert_eq!(out.column(2).as_primitive::<Int64Type>().values(), &[1, 2]);
+//! let column = |b: &RecordBatch, i: usize| b.column(i).as_primitive::<Int64Type>().values().to_vec();
+//! assert_eq!(column(&out, 2), [1, 2]); // sum(v) of a and b
 //!
 //! // Snapshot every key group, restore into a new operator.
 //! let all = KeyGroupRange::all(op.max_parallelism());
@@ -107,8 +108,8 @@
 //! // Another row of key a retracts the old result (-U) and emits the new one (+U).
 //! let (out, kinds) = restored.push(&batch(vec!["a"], vec![10])?, &[RowKind::Insert])?;
 //! assert_eq!(kinds, [RowKind::UpdateBefore, RowKind::UpdateAfter]);
-//! assert_eq!(out.column(1).as_primitive::<Int64Type>().values(), &[1, 2]); // count(*)
-//! assert_eq!(out.column(2).as_primitive::<Int64Type>().values(), &[1, 11]); // sum(v)
+//! assert_eq!(column(&out, 1), [1, 2]); // count(*): before, after
+//! assert_eq!(column(&out, 2), [1, 11]); // sum(v): before, after
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
