@@ -273,6 +273,7 @@ pub fn like_java(s: JavaStr<'_>, pattern: JavaStr<'_>, escape: Option<&str>) -> 
             None => return like_with_escape(s.utf8, pattern.utf8, escape),
         },
     };
+    let Some(rows) = surrogate_rows(&args, len)? else { return like_with_escape(s.utf8, pattern.utf8, escape) };
     let p = StrArg::new(pattern.utf8, "LIKE pattern")?;
     let literal = match p.scalar() {
         Some(pb) => {
@@ -288,7 +289,6 @@ pub fn like_java(s: JavaStr<'_>, pattern: JavaStr<'_>, escape: Option<&str>) -> 
         None if esc == Some('\0') => return like_with_escape(s.utf8, pattern.utf8, escape),
         None => None,
     };
-    let Some(rows) = surrogate_rows(&args, len)? else { return like_with_escape(s.utf8, pattern.utf8, escape) };
     let k = utf16_arg(&args);
     let masked = mask(args[k].utf8, &rows)?;
     let base = if k == 0 {

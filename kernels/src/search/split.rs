@@ -151,16 +151,22 @@ fn split_code_rows<H: Rows>(
         } else {
             code_separator(code.get(i), &mut buf).and_then(|sep| token(s.row(i), sep, idx.get(i), &find))
         };
-        match tok {
-            Some(t) => {
-                out.values.extend_from_slice(t);
-                nulls.append_non_null();
-            }
-            None => nulls.append_null(),
-        }
-        out.end_row()?;
+        push_token(tok, out, nulls)?;
     }
     Ok(())
+}
+
+/// Appends one output row: the token, or NULL.
+#[inline(always)]
+fn push_token(tok: Option<&[u8]>, out: &mut Utf8Out, nulls: &mut NullBufferBuilder) -> Result<()> {
+    match tok {
+        Some(t) => {
+            out.values.extend_from_slice(t);
+            nulls.append_non_null();
+        }
+        None => nulls.append_null(),
+    }
+    out.end_row()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -178,14 +184,7 @@ fn split_rows<H: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
     for i in 0..len {
         let tok =
             if in_nulls.is_some_and(|n| n.is_null(i)) { None } else { token(s.row(i), sep.get(i), idx.get(i), find) };
-        match tok {
-            Some(t) => {
-                out.values.extend_from_slice(t);
-                nulls.append_non_null();
-            }
-            None => nulls.append_null(),
-        }
-        out.end_row()?;
+        push_token(tok, out, nulls)?;
     }
     Ok(())
 }
