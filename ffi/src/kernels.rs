@@ -62,9 +62,10 @@ pub fn locate(needle: &Arg, haystack: &Arg, from: Option<&Arg>) -> FfiResult<Arr
     Ok(Arc::new(search::locate(needle, haystack, from.map(|f| f as &dyn Datum))?))
 }
 
-/// `LIKE`.
-pub fn like(s: &Arg, pattern: &Arg, escape: Option<char>) -> FfiResult<ArrayRef> {
-    Ok(Arc::new(search::like(s, pattern, escape)?))
+/// `LIKE`; `escape` is the ESCAPE clause's string, valid or not (an invalid
+/// one fails as Flink fails it: `search::like_with_escape`).
+pub fn like(s: &Arg, pattern: &Arg, escape: Option<&str>) -> FfiResult<ArrayRef> {
+    Ok(Arc::new(search::like_with_escape(s, pattern, escape)?))
 }
 
 /// `REPLACE`.

@@ -120,8 +120,13 @@ pub unsafe extern "C" fn sluice_locate(
 }
 
 /// `str LIKE pattern [ESCAPE escape]`; `escape` is NULL (no ESCAPE clause:
-/// no escape character) or a NUL-terminated UTF-8 string of one character.
-/// A length-1 `pattern` is Flink's literal pattern.
+/// no escape character) or the ESCAPE string, NUL-terminated UTF-8. A
+/// length-1 `pattern` is Flink's literal pattern. An escape that is not one
+/// UTF-16 unit (`""`, `"ab"`, a supplementary character) is Flink's
+/// `Invalid escape character '<escape>'` (`SLUICE_ERR_FLINK`): for a
+/// literal pattern the whole call fails (as Flink fails at code
+/// generation); for a column pattern rows with a NULL `str` or `pattern`
+/// are NULL and the call fails only if another row exists.
 ///
 /// # Safety
 /// Pointers are NULL or valid, per the header.
@@ -140,15 +145,15 @@ pub unsafe extern "C" fn sluice_like(
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_like", unsafe {
         run("LIKE", &specs, out, out_schema, output, |a| {
-            let esc = escape_char(escape)?;
+            let esc = escape_str(escape)?;
             kernels::like(required(a, 0)?, required(a, 1)?, esc)
         })
     })
 }
 
 /// # Safety
-/// `escape` is NULL or a NUL-terminated string.
-unsafe fn escape_char(escape: *const c_char) -> FfiResult<Option<char>> {
+/// `escape` is NULL or a NUL-terminated string that outlives `'a`.
+unsafe fn escape_str<'a>(escape: *const c_char) -> FfiResult<Option<&'a str>> {
     if escape.is_null() {
         return Ok(None);
     }
@@ -157,14 +162,7 @@ unsafe fn escape_char(escape: *const c_char) -> FfiResult<Option<char>> {
     let s = std::str::from_utf8(bytes).map_err(|_| {
         FfiError::new(crate::error::sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8")
     })?;
-    let mut chars = s.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) => Ok(Some(c)),
-        // Flink: "Invalid escape character" for anything but one character.
-        _ => {
-            Err(FfiError::new(crate::error::sluice_status::SLUICE_ERR_FLINK, format!("Invalid escape character '{s}'")))
-        }
-    }
+    Ok(Some(s))
 }
 
 /// `REPLACE(str, search, replacement)` (Java `String.replace` semantics).
@@ -197,7 +195,9 @@ pub unsafe extern "C" fn sluice_replace(
 }
 
 /// `SPLIT_INDEX(str, sep, index)`; `sep` a string, or an `Int32` character
-/// code; `index` `Int32`. NULL when out of range.
+/// code (Flink's `SPLIT_INDEX(str, INT, INT)`: a code outside 1..=255 gives
+/// NULL, else the string splits on that one character U+0001..U+00FF);
+/// `index` `Int32`. NULL when out of range.
 ///
 /// # Safety
 /// Pointers are NULL or valid, per the header.
@@ -225,3 +225,7 @@ pub unsafe extern "C" fn sluice_split_index(
         })
     })
 }
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod tests;
