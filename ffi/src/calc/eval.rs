@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
 use arrow_schema::Field;
+use sluice_kernels::search::{self, JavaStr, Utf16Values};
+use sluice_transpose::lazy_strings::Utf16Column;
 use sluice_transpose::{FlinkType, TypeKind, MAX_LENGTH};
 
 use super::spec::{ColumnRef, Expr, Func};
@@ -42,14 +44,16 @@ pub enum Bound {
     Column(usize),
     /// A literal: its one-row array (a scalar for the kernels).
     Literal(ArrayRef),
-    /// A call; `escape` is LIKE's escape character.
+    /// A call; `escape` is LIKE's ESCAPE string.
     Call {
         /// The function.
         func: Func,
         /// Bound arguments (LIKE's escape excluded).
         args: Vec<Bound>,
-        /// LIKE's escape character.
-        escape: Option<char>,
+        /// LIKE's ESCAPE string as written; one that is not one UTF-16
+        /// unit fails per row for a column pattern
+        /// (`search::like_with_escape`).
+        escape: Option<String>,
     },
 }
 
@@ -129,11 +133,13 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
             let Expr::Str(e) = a else {
                 return Err(FfiError::invalid("LIKE: ESCAPE takes a one-character string literal"));
             };
-            let mut chars = e.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => escape = Some(c),
-                _ => return Err(FfiError::invalid(format!("LIKE: the escape must be one character, got '{e}'"))),
+            // LikeCallGen (flink-table-planner) throws
+            // SqlLikeUtils.invalidEscapeCharacter while generating the code
+            // of a literal pattern: Flink fails at operator start-up.
+            if e.encode_utf16().count() != 1 && matches!(args.get(1), Some(Expr::Str(_))) {
+                return Err(FfiError::invalid(format!("Invalid escape character '{e}'")));
             }
+            escape = Some(e.clone());
             continue;
         }
         let (b, t, r) = bind(a, inputs)?;
@@ -174,11 +180,16 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> FfiResult<(Bound
 }
 
 /// Evaluates `b` over `batch`; the result is a scalar (one row) when `b`
-/// reads no column.
+/// reads no column. `utf16` lists the input columns that arrived as Java
+/// chars (their `batch` columns are the `?`-encoded UTF-8): REPLACE,
+/// SPLIT_INDEX and LIKE reading one of them directly see its unpaired
+/// surrogates as Flink's String-based evaluation does
+/// (`sluice_kernels::search::replace_java` and the module docs there, which
+/// list what can still differ).
 ///
 /// # Errors
 /// The kernels' errors (e.g. Flink's `SHA-<w> MessageDigest not available`).
-pub fn eval(b: &Bound, batch: &RecordBatch) -> FfiResult<Arg> {
+pub fn eval(b: &Bound, batch: &RecordBatch, utf16: &[Utf16Column<'_>]) -> FfiResult<Arg> {
     match b {
         Bound::Column(i) => {
             let array = batch
@@ -190,7 +201,10 @@ pub fn eval(b: &Bound, batch: &RecordBatch) -> FfiResult<Arg> {
         }
         Bound::Literal(a) => Ok(arg(a.clone(), true)),
         Bound::Call { func, args, escape } => {
-            let vals = args.iter().map(|a| eval(a, batch)).collect::<FfiResult<Vec<Arg>>>()?;
+            let vals = args.iter().map(|a| eval(a, batch, utf16)).collect::<FfiResult<Vec<Arg>>>()?;
+            if let Some(out) = eval_java(*func, args, &vals, escape.as_deref(), utf16)? {
+                return Ok(arg(out, false));
+            }
             let scalar = vals.iter().all(|a| a.scalar);
             let nth = |i: usize| {
                 vals.get(i).ok_or_else(|| FfiError::invalid(format!("{}: argument {i} missing", func.name())))
@@ -206,13 +220,48 @@ pub fn eval(b: &Bound, batch: &RecordBatch) -> FfiResult<Arg> {
                 }
                 Func::Position => kernels::position(nth(0)?, nth(1)?)?,
                 Func::Locate => kernels::locate(nth(0)?, nth(1)?, vals.get(2))?,
-                Func::Like => kernels::like(nth(0)?, nth(1)?, *escape)?,
+                Func::Like => kernels::like(nth(0)?, nth(1)?, escape.as_deref())?,
                 Func::Replace => kernels::replace(nth(0)?, nth(1)?, nth(2)?)?,
                 Func::SplitIndex => kernels::split_index(nth(0)?, nth(1)?, nth(2)?)?,
             };
             Ok(arg(out, scalar))
         }
     }
+}
+
+/// REPLACE / SPLIT_INDEX / LIKE when an argument is an input column that
+/// arrived as UTF-16 (`None` otherwise: the plain kernels decide).
+fn eval_java(
+    func: Func,
+    args: &[Bound],
+    vals: &[Arg],
+    escape: Option<&str>,
+    utf16: &[Utf16Column<'_>],
+) -> FfiResult<Option<ArrayRef>> {
+    if !matches!(func, Func::Replace | Func::SplitIndex | Func::Like) || utf16.is_empty() {
+        return Ok(None);
+    }
+    let units = |i: usize| match args.get(i) {
+        Some(Bound::Column(c)) => utf16.iter().find(|u| u.field == *c).map(|u| Utf16Values {
+            units: u.units,
+            offsets: u.offsets,
+            nulls: u.nulls,
+        }),
+        _ => None,
+    };
+    if !(0..args.len()).any(|i| units(i).is_some()) {
+        return Ok(None);
+    }
+    let js = |i: usize| -> FfiResult<JavaStr<'_>> {
+        let v = vals.get(i).ok_or_else(|| FfiError::invalid(format!("{}: argument {i} missing", func.name())))?;
+        Ok(JavaStr { utf8: v, utf16: units(i) })
+    };
+    let out: ArrayRef = match func {
+        Func::Replace => Arc::new(search::replace_java(js(0)?, js(1)?, js(2)?)?),
+        Func::SplitIndex => Arc::new(search::split_index_java(js(0)?, js(1)?, js(2)?.utf8)?),
+        _ => Arc::new(search::like_java(js(0)?, js(1)?, escape)?),
+    };
+    Ok(Some(out))
 }
 
 fn arg(array: ArrayRef, scalar: bool) -> Arg {
