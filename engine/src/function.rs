@@ -175,7 +175,7 @@ impl Datum for Value {
 /// # Errors
 /// A missing argument ([`Error::Invalid`]); the kernel's errors (e.g.
 /// Flink's `SHA-<w> MessageDigest not available`).
-pub fn call(func: Func, args: &[&dyn Datum], escape: Option<char>) -> Result<ArrayRef> {
+pub fn call(func: Func, args: &[&dyn Datum], escape: Option<&str>) -> Result<ArrayRef> {
     let nth =
         |i: usize| args.get(i).copied().ok_or_else(|| Error::invalid(format!("{}: argument {i} missing", func.name())));
     Ok(match func {
@@ -186,7 +186,7 @@ pub fn call(func: Func, args: &[&dyn Datum], escape: Option<char>) -> Result<Arr
         Func::ConcatWs => Arc::new(concat::concat_ws(nth(0)?, args.get(1..).unwrap_or(&[]))?),
         Func::Position => Arc::new(search::position(nth(0)?, nth(1)?)?),
         Func::Locate => Arc::new(search::locate(nth(0)?, nth(1)?, args.get(2).copied())?),
-        Func::Like => Arc::new(search::like(nth(0)?, nth(1)?, escape)?),
+        Func::Like => Arc::new(search::like_with_escape(nth(0)?, nth(1)?, escape)?),
         Func::Replace => Arc::new(search::replace(nth(0)?, nth(1)?, nth(2)?)?),
         Func::SplitIndex => Arc::new(search::split_index(nth(0)?, nth(1)?, nth(2)?)?),
     })

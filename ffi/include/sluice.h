@@ -600,8 +600,13 @@ int32_t sluice_locate(struct ArrowArray *needle,
 
 /*
  `str LIKE pattern [ESCAPE escape]`; `escape` is NULL (no ESCAPE clause:
- no escape character) or a NUL-terminated UTF-8 string of one character.
- A length-1 `pattern` is Flink's literal pattern.
+ no escape character) or the ESCAPE string, NUL-terminated UTF-8. A
+ length-1 `pattern` is Flink's literal pattern. An escape that is not one
+ UTF-16 unit (`""`, `"ab"`, a supplementary character) is Flink's
+ `Invalid escape character '<escape>'` (`SLUICE_ERR_FLINK`): for a
+ literal pattern the whole call fails (as Flink fails at code
+ generation); for a column pattern rows with a NULL `str` or `pattern`
+ are NULL and the call fails only if another row exists.
 
  # Safety
  Pointers are NULL or valid, per the header.
@@ -631,7 +636,9 @@ int32_t sluice_replace(struct ArrowArray *str,
 
 /*
  `SPLIT_INDEX(str, sep, index)`; `sep` a string, or an `Int32` character
- code; `index` `Int32`. NULL when out of range.
+ code (Flink's `SPLIT_INDEX(str, INT, INT)`: a code outside 1..=255 gives
+ NULL, else the string splits on that one character U+0001..U+00FF);
+ `index` `Int32`. NULL when out of range.
 
  # Safety
  Pointers are NULL or valid, per the header.

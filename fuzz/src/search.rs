@@ -283,4 +283,45 @@ pub fn check(input: &Input) {
     let idx = input.int.datum(rows);
     let got = search::split_index(sd.as_ref(), nd.as_ref(), idx.as_ref()).expect("split_index");
     assert_eq!(strs(&got), want, "SPLIT_INDEX");
+
+    check_int_separator_and_bad_escape(input);
+}
+
+/// SPLIT_INDEX with an INT separator (`SqlFunctionUtils.splitIndex(String,
+/// int, int)`: NULL outside 1..=255, else the split on that one character)
+/// and LIKE with an ESCAPE that is not one character
+/// (`SqlLikeUtils.invalidEscapeCharacter`: a literal pattern fails the call,
+/// a column pattern only when some row has both operands).
+pub fn check_int_separator_and_bad_escape(input: &Input) {
+    let rows = usize::from(input.rows % 16);
+    let (s, needle) = (&input.s, &input.needle);
+    let sd = s.datum(rows);
+    let nd = needle.datum(rows);
+    let n = output_rows(rows, s.is_column() || input.nth.column || input.int.column);
+    let want: Vec<Option<String>> = (0..n)
+        .map(|i| {
+            let code = input.nth.value(i)?;
+            let sep = char::from(u8::try_from(code).ok().filter(|&c| c >= 1)?).to_string();
+            split_index_ref(&s.value(i)?, &sep, input.int.value(i)?)
+        })
+        .collect();
+    let (codes, idx) = (input.nth.datum(rows), input.int.datum(rows));
+    let got = search::split_index(sd.as_ref(), codes.as_ref(), idx.as_ref()).expect("split_index INT");
+    assert_eq!(strs(&got), want, "SPLIT_INDEX INT");
+
+    let esc = ["", "ab", "😀"][usize::from(input.escape % 3)];
+    let n = output_rows(rows, s.is_column() || needle.is_column());
+    let evaluated = (0..n).any(|i| s.value(i).is_some() && needle.value(i).is_some());
+    let null_literal = (!s.is_column() && s.value(0).is_none()) || (!needle.is_column() && needle.value(0).is_none());
+    match search::like_with_escape(sd.as_ref(), nd.as_ref(), Some(esc)) {
+        Ok(got) => {
+            assert!(null_literal || (needle.is_column() && !evaluated), "bad escape {esc:?} accepted");
+            assert_eq!(got.null_count(), got.len(), "bad escape evaluated a row");
+        }
+        Err(Error::Flink(m)) => {
+            assert_eq!(m, format!("Invalid escape character '{esc}'"));
+            assert!(!null_literal && (!needle.is_column() || evaluated), "failed without a row: {m}");
+        }
+        Err(e) => panic!("LIKE bad escape: unexpected error {e}"),
+    }
 }

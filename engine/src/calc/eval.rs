@@ -8,6 +8,8 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Datum, Int32Array, RecordBatch, StringArray};
+use sluice_kernels::search::{self, JavaStr, Utf16Values};
+use sluice_transpose::lazy_strings::Utf16Column;
 use sluice_transpose::{FlinkType, TypeKind};
 
 use super::spec::{ColumnRef, Expr};
@@ -37,14 +39,16 @@ pub enum Bound {
     Column(usize),
     /// A literal: its one-row array (a scalar for the kernels).
     Literal(ArrayRef),
-    /// A call; `escape` is LIKE's escape character.
+    /// A call; `escape` is LIKE's ESCAPE string.
     Call {
         /// The function.
         func: Func,
         /// Bound arguments (LIKE's escape excluded).
         args: Vec<Bound>,
-        /// LIKE's escape character.
-        escape: Option<char>,
+        /// LIKE's ESCAPE string as written; one that is not one UTF-16
+        /// unit fails per row for a column pattern
+        /// (`search::like_with_escape`).
+        escape: Option<String>,
     },
 }
 
@@ -124,11 +128,13 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> Result<(Bound, F
             let Expr::Str(e) = a else {
                 return Err(Error::bind("LIKE: ESCAPE takes a one-character string literal"));
             };
-            let mut chars = e.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => escape = Some(c),
-                _ => return Err(Error::bind(format!("LIKE: the escape must be one character, got '{e}'"))),
+            // LikeCallGen (flink-table-planner) throws
+            // SqlLikeUtils.invalidEscapeCharacter while generating the code
+            // of a literal pattern: Flink fails at operator start-up.
+            if e.encode_utf16().count() != 1 && matches!(args.get(1), Some(Expr::Str(_))) {
+                return Err(Error::bind(format!("Invalid escape character '{e}'")));
             }
+            escape = Some(e.clone());
             continue;
         }
         let (b, t, r) = bind(a, inputs)?;
@@ -160,11 +166,16 @@ fn bind_call(func: Func, args: &[Expr], inputs: &Inputs<'_>) -> Result<(Bound, F
 }
 
 /// Evaluates `b` over `batch`; the result is a scalar (one row) when `b`
-/// reads no column.
+/// reads no column. `utf16` lists the input columns that arrived as Java
+/// chars (their `batch` columns are the `?`-encoded UTF-8): REPLACE,
+/// SPLIT_INDEX and LIKE reading one of them directly see its unpaired
+/// surrogates as Flink's String-based evaluation does
+/// (`sluice_kernels::search::replace_java` and the module docs there, which
+/// list what can still differ).
 ///
 /// # Errors
 /// The kernels' errors (e.g. Flink's `SHA-<w> MessageDigest not available`).
-pub fn eval(b: &Bound, batch: &RecordBatch) -> Result<Value> {
+pub fn eval(b: &Bound, batch: &RecordBatch, utf16: &[Utf16Column<'_>]) -> Result<Value> {
     match b {
         Bound::Column(i) => {
             let array = batch
@@ -176,11 +187,49 @@ pub fn eval(b: &Bound, batch: &RecordBatch) -> Result<Value> {
         }
         Bound::Literal(a) => Ok(Value::scalar(a.clone())),
         Bound::Call { func, args, escape } => {
-            let vals = args.iter().map(|a| eval(a, batch)).collect::<Result<Vec<Value>>>()?;
+            let vals = args.iter().map(|a| eval(a, batch, utf16)).collect::<Result<Vec<Value>>>()?;
+            if let Some(out) = eval_java(*func, args, &vals, escape.as_deref(), utf16)? {
+                return Ok(Value::array(out));
+            }
             let scalar = vals.iter().all(|a| a.scalar);
             let refs: Vec<&dyn Datum> = vals.iter().map(|v| v as &dyn Datum).collect();
-            let out = function::call(*func, &refs, *escape)?;
+            let out = function::call(*func, &refs, escape.as_deref())?;
             Ok(Value { array: out, scalar })
         }
     }
+}
+
+/// REPLACE / SPLIT_INDEX / LIKE when an argument is an input column that
+/// arrived as UTF-16 (`None` otherwise: the plain kernels decide).
+fn eval_java(
+    func: Func,
+    args: &[Bound],
+    vals: &[Value],
+    escape: Option<&str>,
+    utf16: &[Utf16Column<'_>],
+) -> Result<Option<ArrayRef>> {
+    if !matches!(func, Func::Replace | Func::SplitIndex | Func::Like) || utf16.is_empty() {
+        return Ok(None);
+    }
+    let units = |i: usize| match args.get(i) {
+        Some(Bound::Column(c)) => utf16.iter().find(|u| u.field == *c).map(|u| Utf16Values {
+            units: u.units,
+            offsets: u.offsets,
+            nulls: u.nulls,
+        }),
+        _ => None,
+    };
+    if !(0..args.len()).any(|i| units(i).is_some()) {
+        return Ok(None);
+    }
+    let js = |i: usize| -> Result<JavaStr<'_>> {
+        let v = vals.get(i).ok_or_else(|| Error::invalid(format!("{}: argument {i} missing", func.name())))?;
+        Ok(JavaStr { utf8: v, utf16: units(i) })
+    };
+    let out: ArrayRef = match func {
+        Func::Replace => Arc::new(search::replace_java(js(0)?, js(1)?, js(2)?)?),
+        Func::SplitIndex => Arc::new(search::split_index_java(js(0)?, js(1)?, js(2)?.utf8)?),
+        _ => Arc::new(search::like_java(js(0)?, js(1)?, escape)?),
+    };
+    Ok(Some(out))
 }

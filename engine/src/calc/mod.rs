@@ -20,6 +20,7 @@ pub mod spec;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use sluice_transpose::lazy_strings::Utf16Column;
 use sluice_transpose::{FlinkType, RowConverter, RowKind};
 
 use crate::error::{Error, Result};
@@ -140,10 +141,19 @@ impl CalcProgram {
     /// # Errors
     /// Kernel errors (e.g. Flink's SHA2 width error).
     pub fn eval(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        self.eval_with_utf16(batch, &[])
+    }
+
+    /// As [`eval`](Self::eval), with the UTF-16 values of the input columns
+    /// that arrived as Java chars (see [`eval::eval`]).
+    ///
+    /// # Errors
+    /// As [`eval`](Self::eval).
+    pub fn eval_with_utf16(&self, batch: &RecordBatch, utf16: &[Utf16Column<'_>]) -> Result<RecordBatch> {
         let n = batch.num_rows();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.exprs.len());
         for (i, b) in self.exprs.iter().enumerate() {
-            let a = eval::eval(b, batch)?;
+            let a = eval::eval(b, batch, utf16)?;
             if a.array.len() != n {
                 return Err(Error::invalid(format!("output column {i} has {} values for {n} rows", a.array.len())));
             }

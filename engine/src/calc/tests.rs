@@ -136,3 +136,44 @@ fn invalid_row_width_fails_the_batch_with_flinks_message() {
     let e = prog.eval(&bad).unwrap_err();
     assert!(e.to_string().contains("SHA-7 MessageDigest not available"), "{e}");
 }
+
+/// `SqlFunctionUtils.splitIndex(String, int, int)` (flink-table-runtime):
+/// an INT separator, literal or column, is a character code; NULL outside
+/// 1..=255.
+#[test]
+fn split_index_takes_an_int_separator() {
+    let (b, _, types) = run(&["split_index(s, 44, 0)", "split_index(t, w, 0)", "SPLIT_INDEX(s, 256, 0)"]);
+    assert_eq!(types, vec!["VARCHAR(2147483647)"; 3]);
+    assert_eq!(strings(b.column(0)), vec![Some("abc".into()), None, Some("héllo wörld".into()), None]);
+    // w = 256 (NULL), 224 'à' (absent: the whole value), NULL, 1 (absent)
+    assert_eq!(strings(b.column(1)), vec![None, Some("y".into()), None, Some("𝄞".into())]);
+    assert_eq!(b.column(2).null_count(), 4);
+}
+
+/// An ESCAPE that is not one character: `LikeCallGen` (flink-table-planner)
+/// throws `SqlLikeUtils.invalidEscapeCharacter` while generating the code of
+/// a literal pattern (the program fails at creation); a column pattern is
+/// `SqlLikeUtils.like` per row under `generateCallIfArgsNotNull`, failing
+/// only on a row whose string and pattern are both non-NULL.
+#[test]
+fn like_invalid_escape_fails_as_flink_fails() {
+    let (names, types, batch, _) = input();
+    let e = CalcProgram::new(&names, &types, &["s LIKE 'a%' ESCAPE 'ab'"], None).unwrap_err().to_string();
+    assert_eq!(e, "expression 1 (s LIKE 'a%' ESCAPE 'ab'): Invalid escape character 'ab'");
+    let prog = CalcProgram::new(&names, &types, &["s LIKE t ESCAPE ''"], None).unwrap();
+    let e = prog.eval(&batch).unwrap_err();
+    assert_eq!(e.to_string(), "Invalid escape character ''");
+    // Only rows with a NULL operand: NULL, no error.
+    let nulls = RecordBatch::try_new(
+        batch.schema(),
+        vec![
+            Arc::new(StringArray::from(vec![None, Some("a")])),
+            Arc::new(StringArray::from(vec![Some("a"), None])),
+            Arc::new(Int32Array::from(vec![1, 2])),
+            Arc::new(Int64Array::from(vec![1, 2])),
+        ],
+    )
+    .unwrap();
+    let out = prog.eval(&nulls).unwrap();
+    assert_eq!(out.column(0).null_count(), 2);
+}

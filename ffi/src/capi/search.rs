@@ -29,12 +29,12 @@ use crate::capi::error::{sluice_status, FfiError, FfiResult};
 ///
 /// # Safety
 /// Pointers are NULL or valid, per the header.
-unsafe fn run(
+unsafe fn run<'e>(
     func: Func,
     specs: &[Spec],
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
-    escape: impl FnOnce() -> FfiResult<Option<char>>,
+    escape: impl FnOnce() -> FfiResult<Option<&'e str>>,
 ) -> FfiResult<()> {
     // SAFETY: forwarded contract.
     let mut args = unsafe { take_args(specs) }?;
@@ -48,7 +48,7 @@ unsafe fn run(
 }
 
 /// No escape character (every function but LIKE).
-fn no_escape() -> FfiResult<Option<char>> {
+fn no_escape() -> FfiResult<Option<&'static str>> {
     Ok(None)
 }
 
@@ -100,8 +100,13 @@ pub unsafe extern "C" fn sluice_locate(
 }
 
 /// `str LIKE pattern [ESCAPE escape]`; `escape` is NULL (no ESCAPE clause:
-/// no escape character) or a NUL-terminated UTF-8 string of one character.
-/// A length-1 `pattern` is Flink's literal pattern.
+/// no escape character) or the ESCAPE string, NUL-terminated UTF-8. A
+/// length-1 `pattern` is Flink's literal pattern. An escape that is not one
+/// UTF-16 unit (`""`, `"ab"`, a supplementary character) is Flink's
+/// `Invalid escape character '<escape>'` (`SLUICE_ERR_FLINK`): for a
+/// literal pattern the whole call fails (as Flink fails at code
+/// generation); for a column pattern rows with a NULL `str` or `pattern`
+/// are NULL and the call fails only if another row exists.
 ///
 /// # Safety
 /// Pointers are NULL or valid, per the header.
@@ -118,25 +123,21 @@ pub unsafe extern "C" fn sluice_like(
     let specs =
         [Spec::new(str, str_schema, "str", Kind::String), Spec::new(pattern, pattern_schema, "pattern", Kind::String)];
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_like", unsafe { run(Func::Like, &specs, out, out_schema, || escape_char(escape)) })
+    ffi_boundary!("sluice_like", unsafe { run(Func::Like, &specs, out, out_schema, || escape_str(escape)) })
 }
 
 /// # Safety
-/// `escape` is NULL or a NUL-terminated string.
-unsafe fn escape_char(escape: *const c_char) -> FfiResult<Option<char>> {
+/// `escape` is NULL or a NUL-terminated string that outlives `'a`.
+unsafe fn escape_str<'a>(escape: *const c_char) -> FfiResult<Option<&'a str>> {
     if escape.is_null() {
         return Ok(None);
     }
     // SAFETY: non-NULL, NUL-terminated per the contract.
     let bytes = unsafe { CStr::from_ptr(escape) }.to_bytes();
-    let s = std::str::from_utf8(bytes)
-        .map_err(|_| FfiError::new(sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8"))?;
-    let mut chars = s.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) => Ok(Some(c)),
-        // Flink: "Invalid escape character" for anything but one character.
-        _ => Err(FfiError::new(sluice_status::SLUICE_ERR_FLINK, format!("Invalid escape character '{s}'"))),
-    }
+    let s = std::str::from_utf8(bytes).map_err(|_| {
+        FfiError::new(sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8")
+    })?;
+    Ok(Some(s))
 }
 
 /// `REPLACE(str, search, replacement)` (Java `String.replace` semantics).
@@ -164,7 +165,9 @@ pub unsafe extern "C" fn sluice_replace(
 }
 
 /// `SPLIT_INDEX(str, sep, index)`; `sep` a string, or an `Int32` character
-/// code; `index` `Int32`. NULL when out of range.
+/// code (Flink's `SPLIT_INDEX(str, INT, INT)`: a code outside 1..=255 gives
+/// NULL, else the string splits on that one character U+0001..U+00FF);
+/// `index` `Int32`. NULL when out of range.
 ///
 /// # Safety
 /// Pointers are NULL or valid, per the header.
@@ -187,3 +190,7 @@ pub unsafe extern "C" fn sluice_split_index(
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_split_index", unsafe { run(Func::SplitIndex, &specs, out, out_schema, no_escape) })
 }
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod tests;

@@ -59,6 +59,22 @@ enum Kind {
     Chain,
 }
 
+/// Which of Flink's evaluations `LikeCallGen` picks for a **literal**
+/// pattern; they differ only on values Flink still holds as Java Strings
+/// (see [`super::java`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LiteralPath {
+    /// `BinaryStringData.equals` with a `fromString` constant: Java
+    /// `String.equals` when both sides hold a String.
+    Equals,
+    /// `startsWith` / `endsWith` / `contains` / `SqlLikeChainChecker`:
+    /// materialized UTF-8 bytes.
+    Bytes,
+    /// `Pattern.compile(sqlToRegexLike(..)).matcher(s.toString())`: the Java
+    /// String.
+    Regex,
+}
+
 /// A compiled LIKE pattern.
 ///
 /// ```
@@ -87,6 +103,8 @@ pub struct LikePattern {
     /// For a literal pattern: a searcher per segment that starts with a
     /// literal run (indexed like `segs`).
     seg_finders: Vec<Option<Finder<'static>>>,
+    /// Flink's evaluation of this pattern as a literal.
+    path: LiteralPath,
 }
 
 impl LikePattern {
@@ -130,7 +148,16 @@ impl LikePattern {
             min_len: 0,
             contains: None,
             seg_finders: Vec::new(),
+            path: LiteralPath::Bytes,
         }
+    }
+
+    /// Flink's evaluation of this pattern as a literal (`LikeCallGen`:
+    /// `allowQuick` is false for a bare `_` or an escaped `%`; the quick path
+    /// uses `equals` for a pattern without `%`, which `NONE_PATTERN`
+    /// `[^%]+` requires to be non-empty).
+    pub(crate) fn literal_path(&self) -> LiteralPath {
+        self.path
     }
 
     /// (Re)compiles into `self`, reusing its buffers.
@@ -139,7 +166,7 @@ impl LikePattern {
             // LikeCallGen / sqlToRegexLike take a one-UTF-16-unit escape
             // string: a supplementary character is two units and fails.
             if e.len_utf16() != 1 {
-                return Err(Error::Flink(format!("Invalid escape character '{e}'")));
+                return Err(invalid_escape_character(e.encode_utf8(&mut [0; 4])));
             }
         }
         self.lits.clear();
@@ -233,6 +260,13 @@ impl LikePattern {
             }
         } else {
             Kind::Chain
+        };
+        self.path = if has_one || escaped_percent {
+            LiteralPath::Regex
+        } else if self.kind == Kind::Exact && !self.lits.is_empty() {
+            LiteralPath::Equals
+        } else {
+            LiteralPath::Bytes
         };
         if finders {
             if self.kind == Kind::Contains {
@@ -468,6 +502,83 @@ pub fn like(s: &dyn Datum, pattern: &dyn Datum, escape: Option<char>) -> Result<
         None => with_rows!(s, |h| like_dynamic(h, p, escape, len, nulls.as_ref()))?,
     };
     Ok(BooleanArray::new(values, nulls))
+}
+
+/// `s LIKE pattern [ESCAPE escape]` with the ESCAPE clause as the string it
+/// is in SQL: `None` (no clause) or any string, valid or not.
+///
+/// An escape of exactly one UTF-16 unit behaves as [`like`]. Any other
+/// (`''`, `'ab'`, a supplementary character) is Flink's invalid escape:
+///
+/// * a NULL scalar string or pattern gives NULL on every row (Calcite folds
+///   a strict call with a NULL literal operand to NULL before code
+///   generation);
+/// * a **scalar** pattern (Flink's literal pattern) fails the whole call:
+///   `LikeCallGen` throws `SqlLikeUtils.invalidEscapeCharacter` while it
+///   generates the code, before any row is read;
+/// * an **array** pattern (Flink's non-literal pattern, `SqlLikeUtils.like`
+///   per row under `generateCallIfArgsNotNull`) gives NULL on the rows
+///   whose string or pattern is NULL, and fails the call if any other row
+///   exists, as the first such row fails Flink's job.
+///
+/// The message is Flink's, `Invalid escape character '<escape>'`
+/// (`SqlLikeUtils.invalidEscapeCharacter`, flink-table-api-java, 1.20 and
+/// 2.x). Known differences on Flink 2.x's literal path only (`LikeCallGen`
+/// after FLINK-36100): an escape `''` fails there with a
+/// `StringIndexOutOfBoundsException` (`escape.charAt(-1)`) rather than this
+/// message, and a two-character escape starting with a backslash (`'\\x'`)
+/// is accepted there as the escape `x`; 1.20 and every non-literal pattern
+/// reject both as here.
+///
+/// # Errors
+/// As [`like`], and the invalid escape above.
+///
+/// # Example
+/// ```
+/// use arrow_array::{Array, StringArray};
+/// use sluice_kernels::search::like_with_escape;
+/// let s = StringArray::from(vec![Some("a"), None]);
+/// let p = StringArray::from(vec![None, Some("a")]);
+/// // every row has a NULL operand: NULL, no error
+/// let out = like_with_escape(&s, &p, Some("ab")).unwrap();
+/// assert_eq!(out.null_count(), 2);
+/// let p = StringArray::from(vec![Some("a"), Some("a")]);
+/// let err = like_with_escape(&s, &p, Some("ab")).unwrap_err();
+/// assert_eq!(err.to_string(), "Invalid escape character 'ab'");
+/// ```
+pub fn like_with_escape(s: &dyn Datum, pattern: &dyn Datum, escape: Option<&str>) -> Result<BooleanArray> {
+    let Some(e) = escape else { return like(s, pattern, None) };
+    if let Some(c) = one_unit_escape(e) {
+        return like(s, pattern, Some(c));
+    }
+    let sa = StrArg::new(s, "LIKE string")?;
+    let p = StrArg::new(pattern, "LIKE pattern")?;
+    let len = output_len(&[sa.array_len(), p.array_len()])?;
+    if sa.is_null_scalar() || p.is_null_scalar() {
+        return Ok(BooleanArray::new_null(len));
+    }
+    let nulls = union_nulls([sa.nulls(), p.nulls()]);
+    let evaluated = nulls.as_ref().map_or(len, |n| len - n.null_count());
+    if p.scalar().is_some() || evaluated > 0 {
+        return Err(invalid_escape_character(e));
+    }
+    Ok(BooleanArray::new_null(len))
+}
+
+/// The escape character of an ESCAPE string Flink accepts: exactly one
+/// UTF-16 unit (`SqlLikeUtils.sqlToRegexLike`: `escapeStr.length() != 1`
+/// throws).
+pub(crate) fn one_unit_escape(e: &str) -> Option<char> {
+    let mut chars = e.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if c.len_utf16() == 1 => Some(c),
+        _ => None,
+    }
+}
+
+/// `SqlLikeUtils.invalidEscapeCharacter(s)`.
+pub(crate) fn invalid_escape_character(e: &str) -> Error {
+    Error::Flink(format!("Invalid escape character '{e}'"))
 }
 
 fn as_str(b: &[u8], row: usize) -> Result<&str> {

@@ -6,7 +6,8 @@
 //! | [`position`], [`locate`], [`instr`] | `BinaryStringData.indexOf`, `SqlFunctionUtils.position` / `instr` | characters by lead byte, byte matching |
 //! | [`like`], [`LikePattern`] | `LikeCallGen`, `SqlLikeChainChecker`, `SqlLikeUtils.sqlToRegexLike` | bytes (quick path) / code points (regex path) |
 //! | [`replace`] | `SqlFunctionUtils.replace` = Java `String.replace` | UTF-16 units (byte-exact on UTF-8) |
-//! | [`split_index`] | `SqlFunctionUtils.splitIndex`, commons-lang3 `splitByWholeSeparatorPreserveAllTokens` | UTF-16 String (byte-exact on UTF-8) |
+//! | [`split_index`] | `SqlFunctionUtils.splitIndex` (string or INT separator), commons-lang3 `splitByWholeSeparatorPreserveAllTokens` / `splitPreserveAllTokens` | UTF-16 String (byte-exact on UTF-8) |
+//! | [`replace_java`], [`split_index_java`], [`like_java`] | the same, on values Flink still holds as Java Strings (unpaired surrogates) | UTF-16 units |
 //!
 //! Every argument is a `&dyn Datum`: an array (`Utf8`, `LargeUtf8`,
 //! `Utf8View`; `Int32` for numbers) or a [`Scalar`](arrow_array::Scalar).
@@ -16,12 +17,16 @@
 //! (a [`memchr::memmem::Finder`]) and nothing is allocated per row.
 
 pub(crate) mod args;
+mod java;
+mod java_ops;
 mod like;
 mod position;
 mod replace;
 mod split;
 
-pub use like::{like, LikePattern};
+pub use java::{like_java, replace_java, split_index_java, JavaStr, Utf16Values};
+pub use java_ops::has_unpaired_surrogate;
+pub use like::{like, like_with_escape, LikePattern};
 pub use position::{instr, locate, position};
 pub use replace::replace;
 pub use split::split_index;

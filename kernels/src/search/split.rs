@@ -13,18 +13,32 @@
 //!   (`Character.isWhitespace`) keeping empty tokens (`'a b  c'` →
 //!   `[a, b, '', c]`).
 //!
+//! `SPLIT_INDEX(str, code INT, idx)` is the other overload,
+//! `SqlFunctionUtils.splitIndex(String, int, int)`: NULL when `code > 255`,
+//! `code < 1` or `idx < 0`, else commons-lang3
+//! `StringUtils.splitPreserveAllTokens(str, (char) code)[idx]` (NULL past the
+//! last token). Splitting on one character keeps every token exactly as the
+//! whole-separator splitter does with that character as a one-character
+//! string (`''` → no tokens, `'a,,b'` → `[a, '', b]`, `','` → `['', '']`),
+//! so a code is run as the separator U+0001..U+00FF (one UTF-8 byte below
+//! 0x80, two from 0x80). There is no whitespace mode for a code.
+//!
 //! Tokens are slices of the input, so the UTF-16 round trip of Flink is the
-//! identity here.
+//! identity here (for input that reached sluice as UTF-8; see
+//! [`super::java`] for values still held as Java chars).
 
 use arrow_array::{Datum, StringArray};
 use arrow_buffer::NullBufferBuilder;
+use arrow_schema::DataType;
 use memchr::memmem::{self, Finder};
 
 use super::args::{output_len, union_nulls, with_rows, IntArg, Rows, StrArg, Utf8Out};
 use crate::error::Result;
 
-/// `SPLIT_INDEX(s, sep, idx)`; see the module docs. Any NULL argument gives
-/// NULL; `idx < 0`, `idx` past the last token and `s = ''` give NULL.
+/// `SPLIT_INDEX(s, sep, idx)`; see the module docs. `sep` is a string
+/// (`Utf8`, `LargeUtf8`, `Utf8View`) or an `Int32` character code. Any NULL
+/// argument gives NULL; `idx < 0`, `idx` past the last token, `s = ''` and a
+/// code outside 1..=255 give NULL.
 ///
 /// # Errors
 /// Argument type/length errors; [`Error::OffsetOverflow`](crate::Error::OffsetOverflow)
@@ -40,8 +54,14 @@ use crate::error::Result;
 /// assert_eq!(out.value(0), "b");
 /// // no ',' in "a b  c": one token, so index 2 is NULL; '' is always NULL
 /// assert!(out.is_null(1) && out.is_null(2));
+/// // an INT separator is a character code: 44 is ','
+/// let out = split_index(&s, &Scalar::new(Int32Array::from(vec![44])), &Scalar::new(Int32Array::from(vec![2]))).unwrap();
+/// assert_eq!(out.value(0), "b");
 /// ```
 pub fn split_index(s: &dyn Datum, sep: &dyn Datum, idx: &dyn Datum) -> Result<StringArray> {
+    if sep.get().0.data_type() == &DataType::Int32 {
+        return split_index_code(s, IntArg::new(sep, "SPLIT_INDEX separator")?, idx);
+    }
     let s = StrArg::new(s, "SPLIT_INDEX str")?;
     let sep = StrArg::new(sep, "SPLIT_INDEX separator")?;
     let idx = IntArg::new(idx, "SPLIT_INDEX index")?;
@@ -66,6 +86,89 @@ pub fn split_index(s: &dyn Datum, sep: &dyn Datum, idx: &dyn Datum) -> Result<St
     Ok(out.finish(nulls.finish()))
 }
 
+/// The separator bytes of character code `code`, or `None` when
+/// `SqlFunctionUtils.splitIndex(String, int, int)` returns NULL for it
+/// (`code > 255 || code < 1`). `buf` holds the one or two UTF-8 bytes.
+#[inline]
+pub(crate) fn code_separator(code: i32, buf: &mut [u8; 2]) -> Option<&[u8]> {
+    let c = u8::try_from(code).ok().filter(|&c| c >= 1)?;
+    if c < 0x80 {
+        buf[0] = c;
+        Some(&buf[..1])
+    } else {
+        *buf = [0xC0 | (c >> 6), 0x80 | (c & 0x3F)];
+        Some(&buf[..])
+    }
+}
+
+/// `SPLIT_INDEX(s, code, idx)` with an `Int32` separator (module docs).
+fn split_index_code(s: &dyn Datum, code: IntArg<'_>, idx: &dyn Datum) -> Result<StringArray> {
+    let s = StrArg::new(s, "SPLIT_INDEX str")?;
+    let idx = IntArg::new(idx, "SPLIT_INDEX index")?;
+    let len = output_len(&[s.array_len(), code.array_len(), idx.array_len()])?;
+    let mut buf = [0u8; 2];
+    let scalar_sep = match code {
+        IntArg::Scalar(Some(c)) => match code_separator(c, &mut buf) {
+            Some(sep) => Some(sep),
+            None => return Ok(StringArray::new_null(len)),
+        },
+        _ => None,
+    };
+    if s.is_null_scalar() || code.is_null_scalar() || idx.is_null_scalar() {
+        return Ok(StringArray::new_null(len));
+    }
+    let in_nulls = union_nulls([s.nulls(), code.nulls(), idx.nulls()]);
+    let mut out = Utf8Out::with_capacity(len, s.bytes_hint(len));
+    let mut nulls = NullBufferBuilder::new(len);
+    match scalar_sep {
+        Some(p) => {
+            let finder = Finder::new(p);
+            let find = |h: &[u8], _: &[u8]| finder.find(h);
+            let sep = StrArg::Scalar(Some(p));
+            with_rows!(s, |h| split_rows(h, sep, idx, len, in_nulls.as_ref(), &find, &mut out, &mut nulls))?
+        }
+        None => with_rows!(s, |h| split_code_rows(h, code, idx, len, in_nulls.as_ref(), &mut out, &mut nulls))?,
+    }
+    Ok(out.finish(nulls.finish()))
+}
+
+/// The rows of [`split_index_code`] for a column of codes.
+#[inline(never)]
+fn split_code_rows<H: Rows>(
+    s: H,
+    code: IntArg<'_>,
+    idx: IntArg<'_>,
+    len: usize,
+    in_nulls: Option<&arrow_buffer::NullBuffer>,
+    out: &mut Utf8Out,
+    nulls: &mut NullBufferBuilder,
+) -> Result<()> {
+    let find = |h: &[u8], n: &[u8]| memmem::find(h, n);
+    let mut buf = [0u8; 2];
+    for i in 0..len {
+        let tok = if in_nulls.is_some_and(|n| n.is_null(i)) {
+            None
+        } else {
+            code_separator(code.get(i), &mut buf).and_then(|sep| token(s.row(i), sep, idx.get(i), &find))
+        };
+        push_token(tok, out, nulls)?;
+    }
+    Ok(())
+}
+
+/// Appends one output row: the token, or NULL.
+#[inline(always)]
+fn push_token(tok: Option<&[u8]>, out: &mut Utf8Out, nulls: &mut NullBufferBuilder) -> Result<()> {
+    match tok {
+        Some(t) => {
+            out.values.extend_from_slice(t);
+            nulls.append_non_null();
+        }
+        None => nulls.append_null(),
+    }
+    out.end_row()
+}
+
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn split_rows<H: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
@@ -81,14 +184,7 @@ fn split_rows<H: Rows, F: Fn(&[u8], &[u8]) -> Option<usize>>(
     for i in 0..len {
         let tok =
             if in_nulls.is_some_and(|n| n.is_null(i)) { None } else { token(s.row(i), sep.get(i), idx.get(i), find) };
-        match tok {
-            Some(t) => {
-                out.values.extend_from_slice(t);
-                nulls.append_non_null();
-            }
-            None => nulls.append_null(),
-        }
-        out.end_row()?;
+        push_token(tok, out, nulls)?;
     }
     Ok(())
 }

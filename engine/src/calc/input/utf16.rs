@@ -9,7 +9,11 @@
 //! with the kernels' SIMD encoder (Flink's rule: an unpaired surrogate
 //! becomes `?`) through one repeated-value cache per input field, kept here
 //! across batches ([`CalcProgram::utf16_cache_stats`] shows its counters),
-//! and decodes every other field from the rows.
+//! and decodes every other field from the rows. The evaluator also gets the
+//! UTF-16 values themselves, so that REPLACE, SPLIT_INDEX and LIKE see an
+//! unpaired surrogate where Flink's String-based evaluation sees it
+//! (`sluice_kernels::search::replace_java` documents which functions and
+//! what can still differ).
 
 use sluice_kernels::encode::{CachedEncoder, EncodeCacheStats};
 use sluice_transpose::lazy_strings::Utf16Column;
@@ -58,7 +62,9 @@ impl CalcProgram {
             }
         }
         let batch = decoded?;
-        let projected = self.eval(&batch)?;
+        // REPLACE / SPLIT_INDEX / LIKE see these columns' unpaired
+        // surrogates, as Flink's String-based evaluation does.
+        let projected = self.eval_with_utf16(&batch, columns)?;
         self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_buffer::NullBuffer;
 use sluice_transpose::lazy_strings::Utf16Column;
@@ -76,6 +77,23 @@ fn packed(values: &[Option<Vec<u16>>]) -> (Vec<u16>, Vec<i64>, NullBuffer) {
     (units, offsets, nulls)
 }
 
+/// The UTF-16 path: the string fields NULL in the rows, `s` and `t` given
+/// as units (`t` listed first).
+fn run_utf16(prog: &mut CalcProgram, s16: &[Option<Vec<u16>>], t16: &[Option<Vec<u16>>]) -> Rows {
+    let blank = vec![None; s16.len()];
+    let bare = rows(&blank, &blank);
+    let (segs, addrs) = segments(&bare);
+    let (su, so, sn) = packed(s16);
+    let (tu, to, tn) = packed(t16);
+    let cols = [
+        Utf16Column { field: 2, units: &tu, offsets: &to, nulls: Some(&tn) },
+        Utf16Column { field: 0, units: &su, offsets: &so, nulls: Some(&sn) },
+    ];
+    let mut got = Rows::default();
+    prog.process_segments_utf16(&segs, &addrs, &cols, &mut got).unwrap();
+    got
+}
+
 const EXPRS: [&str; 4] = ["s", "concat_ws('|', t, s)", "id", "md5(s)"];
 
 #[test]
@@ -89,18 +107,7 @@ fn utf16_columns_give_the_rows_the_utf8_path_gives() {
     let mut prog = CalcProgram::new(&NAMES.map(String::from), &types(), &EXPRS, None).unwrap();
     let mut want = Rows::default();
     prog.process_segments(&segs, &addrs, &mut want).unwrap();
-    // UTF-16 path: the string fields NULL in the rows, values as units.
-    let blank = vec![None; s16.len()];
-    let bare = rows(&blank, &blank);
-    let (segs, addrs) = segments(&bare);
-    let (su, so, sn) = packed(&s16);
-    let (tu, to, tn) = packed(&t16);
-    let cols = [
-        Utf16Column { field: 2, units: &tu, offsets: &to, nulls: Some(&tn) },
-        Utf16Column { field: 0, units: &su, offsets: &so, nulls: Some(&sn) },
-    ];
-    let mut got = Rows::default();
-    prog.process_segments_utf16(&segs, &addrs, &cols, &mut got).unwrap();
+    let got = run_utf16(&mut prog, &s16, &t16);
     assert_eq!(got.offsets, want.offsets);
     assert_eq!(got.data, want.data);
     // Spot check the reference itself: lone surrogates are '?'.
@@ -154,4 +161,61 @@ fn bad_utf16_columns_fail_with_clear_messages() {
     assert!(err(&[col(0), col(0)]).contains("UTF-16 column 0 given twice"));
     let short = Utf16Column { field: 0, units: &units, offsets: &offs[..2], nulls: None };
     assert!(err(&[short]).contains("UTF-16 column 0 has 2 offsets for 2 rows"));
+}
+
+/// Unpaired surrogates on the UTF-16 path, as Flink sees values it still
+/// holds as Java Strings: `SqlFunctionUtils.replace` / `splitIndex` and
+/// `LikeCallGen`'s regex and `equals` paths work on the String (the raw
+/// surrogate), POSITION (`BinaryStringData.indexOf`) and the byte quick
+/// paths (`startsWith`, ...) on the `?` bytes (`StringUtf8Utils.encodeUTF8`).
+#[test]
+fn utf16_columns_keep_their_surrogates_for_string_functions() {
+    let s16: Vec<Option<Vec<u16>>> = vec![
+        Some(vec![0x61, 0xD800, 0x2C, 0x62]), // "a\uD800,b"
+        Some("a?,b".encode_utf16().collect()),
+        None,
+    ];
+    let t16: Vec<Option<Vec<u16>>> =
+        vec![Some(vec![0xDE00]), Some("?".encode_utf16().collect()), Some("x".encode_utf16().collect())];
+    let exprs = [
+        "REPLACE(s, '?', 'Q')",
+        "SPLIT_INDEX(s, 63, 0)",
+        "SPLIT_INDEX(s, '?', 1)",
+        "s LIKE 'a?%'",
+        "s LIKE 'a_,b'",
+        "s LIKE 'a?,b'",
+        "REPLACE('x😀', t, 'Y')",
+        "POSITION('?' IN s)",
+        "'?' LIKE t",
+    ];
+    let mut prog = CalcProgram::new(&NAMES.map(String::from), &types(), &exprs, None).unwrap();
+    let got = run_utf16(&mut prog, &s16, &t16);
+    let names: Vec<&str> = prog.output_names().iter().map(String::as_str).collect();
+    let (b, _) = RowConverter::from_flink_types(&names, prog.output_types())
+        .unwrap()
+        .rows_to_batch(&got.data, &got.offsets)
+        .unwrap();
+    let text = |i: usize| -> Vec<Option<String>> {
+        b.column(i).as_string::<i32>().iter().map(|v| v.map(str::to_string)).collect()
+    };
+    let bools = |i: usize| -> Vec<Option<bool>> { b.column(i).as_boolean().iter().collect() };
+    let some = |v: &str| Some(v.to_string());
+    // "a\uD800,b".replace("?", "Q") finds no '?'.
+    assert_eq!(text(0), vec![some("a?,b"), some("aQ,b"), None]);
+    // '?' (63) is not the surrogate: one token, the whole value.
+    assert_eq!(text(1), vec![some("a?,b"), some("a"), None]);
+    assert_eq!(text(2), vec![None, some(",b"), None]);
+    // startsWith on the bytes: true on both.
+    assert_eq!(bools(3), vec![Some(true), Some(true), None]);
+    // `_` is the regex on the String: it matches the surrogate (and '?').
+    assert_eq!(bools(4), vec![Some(true), Some(true), None]);
+    // `equals` of two Strings: the surrogate is not '?'.
+    assert_eq!(bools(5), vec![Some(false), Some(true), None]);
+    // "x😀".replace("\uDE00", "Y") = "x\uD83DY".
+    assert_eq!(text(6), vec![some("x?Y"), some("x😀"), some("Y😀")]);
+    // indexOf on the bytes: the surrogate is '?'.
+    let pos: Vec<Option<i32>> = b.column(7).as_primitive::<arrow_array::types::Int32Type>().iter().collect();
+    assert_eq!(pos, vec![Some(2), Some(2), None]);
+    // A column pattern holding a lone surrogate matches only it.
+    assert_eq!(bools(8), vec![Some(false), Some(true), Some(false)]);
 }
