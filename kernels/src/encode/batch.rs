@@ -250,6 +250,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[test]
     fn limit_checker() {
