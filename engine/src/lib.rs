@@ -30,7 +30,7 @@
 //! use std::sync::Arc;
 //!
 //! use arrow_array::cast::AsArray;
-//! use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+//! use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 //! use sluice_engine::CalcProgram;
 //! use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind, Rows, TypeKind};
 //!
