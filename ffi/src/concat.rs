@@ -11,7 +11,7 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::Array;
 
 use crate::args::{broadcast, Arg};
-use crate::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::arrow_c::{import_copied_strings, read_field, take_array, OutSlot};
 use crate::error::{FfiError, FfiResult};
 use crate::flink_type::{is_nullable, output_field, string_input_type, STRING};
 use crate::kernels;
@@ -62,7 +62,7 @@ unsafe fn take_string_args(
         let what = format!("ins[{i}]");
         let dt = string_input_type(&field, &what, false)?;
         // SAFETY: forwarded contract.
-        let values = unsafe { import(array, &dt, &what) }?;
+        let values = unsafe { import_copied_strings(array, field.data_type(), &dt, &what) }?;
         args.push(Arg::array(values, field));
     }
     Ok(args)
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn sluice_concat_ws(
         let mut args = args?;
         let sep_field = read_field(sep_schema, "sep_schema")?;
         let dt = string_input_type(&sep_field, "sep", false)?;
-        let mut sep = Arg::array(import(sep_array, &dt, "sep")?, sep_field);
+        let mut sep = Arg::array(import_copied_strings(sep_array, sep_field.data_type(), &dt, "sep")?, sep_field);
         let slot = OutSlot::new(out, out_schema)?;
         let mut refs: Vec<&mut Arg> = std::iter::once(&mut sep).chain(args.iter_mut()).collect();
         broadcast("CONCAT_WS", &mut refs)?;

@@ -9,12 +9,14 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 
 use crate::args::Arg;
-use crate::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::arrow_c::{import, import_bytes, read_field, take_array, OutSlot};
 use crate::error::{FfiError, FfiResult};
 use crate::flink_type::{int_input_type, is_nullable, output_field, string_input_type};
 use crate::kernels;
 
-/// Imports the string argument `in` (taking ownership first).
+/// Imports the string argument `in` (taking ownership first) as bytes: a
+/// digest reads bytes and writes hex, so its input's UTF-8 is not checked
+/// (see `crate::validate`).
 ///
 /// # Safety
 /// C Data Interface pointers as documented on the entry points.
@@ -31,7 +33,7 @@ pub(crate) unsafe fn string_arg(
     let field = unsafe { read_field(schema, schema_what) }?;
     let dt = string_input_type(&field, what, allow_binary)?;
     // SAFETY: forwarded contract.
-    let values = unsafe { import(array, &dt, what) }?;
+    let values = unsafe { import_bytes(array, &dt, what) }?;
     Ok(Arg::array(values, field))
 }
 
@@ -145,7 +147,7 @@ unsafe fn sha2(
         _ => int_input_type(&w_field, "widths")?,
     };
     // SAFETY: forwarded contract.
-    let values = unsafe { import(in_array, &in_dt, "in") }?;
+    let values = unsafe { import_bytes(in_array, &in_dt, "in") }?;
     // SAFETY: forwarded contract.
     let w = unsafe { import(widths_array, &w_dt, "widths") }?;
     if w.len() != 1 && w.len() != values.len() {

@@ -23,8 +23,9 @@
 //!
 //! # Features
 //!
-//! * `mimalloc` (default): mimalloc is the global allocator of the library.
-//!   This is what the C library is built with. A Rust program that links
+//! * `mimalloc` (default): mimalloc is the global allocator of the library,
+//!   with the purge policy of `alloc_policy` (freed batch outputs stay
+//!   mapped for the next batch). This is what the C library is built with. A Rust program that links
 //!   this crate's rlib and wants its own allocator depends on it with
 //!   `default-features = false`.
 //!
@@ -60,6 +61,7 @@ pub mod operator;
 pub mod row_converter;
 pub mod rows;
 pub mod search;
+pub mod validate;
 pub mod version;
 
 pub use buffer::{sluice_buffer, sluice_buffer_free};
@@ -83,6 +85,9 @@ pub use version::sluice_version;
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(all(feature = "mimalloc", target_os = "linux"))]
+mod alloc_policy;
 
 #[cfg(test)]
 mod tests;
