@@ -11,6 +11,7 @@
 #[path = "c_abi/harness.rs"]
 mod harness;
 
+use arrow_array::Array;
 use harness::{measure, Variant};
 use sluice_kernels::encode::{utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder};
 

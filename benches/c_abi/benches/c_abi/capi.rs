@@ -315,8 +315,3 @@ impl Drop for Converter<'_> {
         unsafe { (self.lib.conv_free)(self.handle) };
     }
 }
-
-/// The length of an array (to keep results alive for `black_box`).
-pub fn len(a: &ArrayRef) -> usize {
-    a.len()
-}
