@@ -8,8 +8,10 @@
 //!   `encode_utf8` (with `?` for unpaired surrogates) into one buffer;
 //! - `encode_mixed/64`: Cyrillic/Greek (2-byte) mixed with CJK (3-byte);
 //! - `encode_cache/*`: `utf16_to_utf8_cached` vs plain on values repeating in
-//!   runs of 8 and on all-distinct values, with `equality_floor`: the bare
-//!   equal-to-previous check a hit cannot avoid.
+//!   runs of 8 (64 units; ASCII also at 16 and 512, mixed scripts also at
+//!   512 and 2,048, beyond the cache's 1,024-unit limit) and on all-distinct
+//!   values, with `equality_floor`: the bare equal-to-previous check a hit
+//!   cannot avoid.
 //!
 //! Run: `cargo bench -p sluice-benches --bench encode -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -166,11 +168,17 @@ fn encode_mixed<M: Measurement>(cr: &mut Criterion<M>) {
 fn encode_cache<M: Measurement>(cr: &mut Criterion<M>) {
     let mut g = cr.benchmark_group("encode_cache");
     // Runs of 8 equal values: the value of row r is a function of r / 8.
-    let cases: [(&str, Column); 4] = [
+    // Long values: 512 units (eligible) and 2,048 (over the 1,024-unit
+    // limit, so never cached).
+    let cases: [(&str, Column); 8] = [
         ("mixed_runs_of_8", run_column(64, 8, mixed)),
         ("ascii_runs_of_8", run_column(64, 8, ascii)),
+        ("ascii_runs_of_8_16u", run_column(16, 8, ascii)),
         ("mixed_distinct", column(64, mixed)),
         ("ascii_distinct", column(64, ascii)),
+        ("mixed_runs_of_8_512u", run_column(512, 8, mixed)),
+        ("mixed_runs_of_8_2048u", run_column(2048, 8, mixed)),
+        ("ascii_runs_of_8_512u", run_column(512, 8, ascii)),
     ];
     for (name, c) in &cases {
         g.throughput(input_bytes(c));

@@ -30,8 +30,9 @@
  * 3. Safety. No panic unwinds across this boundary (SLUICE_ERR_PANIC).
  *    Every entry point checks pointers, counts, lengths and Arrow types
  *    before touching memory, and fully validates imported arrays (offsets
- *    in bounds, UTF-8 of string types); it cannot check that buffers really
- *    are as large as the C structs claim.
+ *    in bounds; UTF-8 of string inputs, except for the digests, which hash
+ *    bytes and write hex); it cannot check that buffers really are as large
+ *    as the C structs claim.
  *
  * 4. Arguments of the kernels are arrays. One of length 1 is a scalar (the
  *    same value for every row); all others must share one length N, the

@@ -23,8 +23,9 @@
 //!
 //! # Features
 //!
-//! * `mimalloc` (default): mimalloc is the global allocator of the library.
-//!   This is what the C library is built with. A Rust program that links
+//! * `mimalloc` (default): mimalloc is the global allocator of the library,
+//!   with the purge policy of `alloc_policy` (freed batch outputs stay
+//!   mapped for the next batch). This is what the C library is built with. A Rust program that links
 //!   this crate's rlib and wants its own allocator depends on it with
 //!   `default-features = false`.
 //!

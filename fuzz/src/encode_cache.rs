@@ -5,7 +5,8 @@
 //! `CachedEncoder` by every entry point (`encode_into`, forced levels, the
 //! cached batch form with NULL rows). Every output must equal the uncached
 //! encoding, and the counters must follow the documented policy, replayed by
-//! a plain model below: values above `MAX_CACHED_UNITS` are ineligible, a
+//! a plain model below: values above `MAX_CACHED_UNITS` and values whose
+//! UTF-8 is as long as their UTF-16 (ASCII) are ineligible, a
 //! NULL row does not touch the cache, and `MAX_CONSECUTIVE_MISSES`
 //! consecutive misses release it for good.
 
@@ -64,6 +65,9 @@ impl Model {
         } else if self.prev.as_deref() == Some(units) {
             s.hits += 1;
             self.misses_in_a_row = 0;
+        } else if reference(units).len() == units.len() {
+            // Narrowed (ASCII, '?' for unpaired surrogates): never cached.
+            s.ineligible += 1;
         } else {
             s.misses += 1;
             self.misses_in_a_row += 1;

@@ -1,7 +1,9 @@
 //! The repeated-value encode cache (`CachedEncoder`): same bytes as the
 //! plain encoder, and the policy of seed 000 "Repeated lazy-string
 //! encodings": ≤ 1,024 units eligible, 8 consecutive eligible misses →
-//! release + bypass for good, a hit resets the miss counter, NULLs untouched.
+//! release + bypass for good, a hit resets the miss counter, NULLs untouched;
+//! and values that narrow (ASCII: UTF-8 as long as the UTF-16) are never
+//! cached, because re-narrowing them is cheaper than a hit.
 
 use arrow_array::Array;
 use arrow_buffer::NullBuffer;
@@ -46,9 +48,9 @@ fn hit_copies_the_cached_bytes() {
     assert_eq!(enc(&mut c, &v), "grüße \u{1F600}".as_bytes());
     assert_eq!(enc(&mut c, &v), "grüße \u{1F600}".as_bytes());
     // Unpaired surrogates come out as '?' from the cache too.
-    let w = [0x61, 0xDC00, 0xD800];
-    assert_eq!(enc(&mut c, &w), b"a??");
-    assert_eq!(enc(&mut c, &w), b"a??");
+    let w = [0xE9, 0xDC00, 0xD800];
+    assert_eq!(enc(&mut c, &w), "é??".as_bytes());
+    assert_eq!(enc(&mut c, &w), "é??".as_bytes());
     assert_eq!(c.stats(), stats(2, 2, false, 0, 0));
 }
 
@@ -56,16 +58,16 @@ fn hit_copies_the_cached_bytes() {
 fn eight_consecutive_misses_bypass_for_good() {
     let mut c = CachedEncoder::new();
     for i in 0..7 {
-        enc(&mut c, &u(&format!("v{i}")));
+        enc(&mut c, &u(&format!("v{i}é")));
     }
     assert!(!c.stats().bypassed);
     assert!(c.retained_bytes() > 0);
-    enc(&mut c, &u("v7"));
+    enc(&mut c, &u("v7é"));
     assert_eq!(c.stats(), stats(0, 8, true, 0, 0));
     assert_eq!(c.retained_bytes(), 0, "bypass releases the cached value");
     // Repeats are no longer looked up: neither hits nor misses move.
     for _ in 0..5 {
-        assert_eq!(enc(&mut c, &u("v7")), b"v7");
+        assert_eq!(enc(&mut c, &u("v7é")), "v7é".as_bytes());
     }
     let long = vec![0x41u16; MAX_CACHED_UNITS + 1];
     enc(&mut c, &long);
@@ -77,21 +79,21 @@ fn eight_consecutive_misses_bypass_for_good() {
 fn a_hit_resets_the_miss_counter() {
     let mut c = CachedEncoder::new();
     for i in 0..7 {
-        enc(&mut c, &u(&format!("a{i}")));
+        enc(&mut c, &u(&format!("ä{i}")));
     }
-    enc(&mut c, &u("a6")); // hit: counter back to 0
+    enc(&mut c, &u("ä6")); // hit: counter back to 0
     for i in 0..7 {
-        enc(&mut c, &u(&format!("b{i}")));
+        enc(&mut c, &u(&format!("ß{i}")));
     }
     assert_eq!(c.stats(), stats(1, 14, false, 0, 0));
-    enc(&mut c, &u("b7")); // the eighth consecutive miss
+    enc(&mut c, &u("ß7")); // the eighth consecutive miss
     assert_eq!(c.stats(), stats(1, 15, true, 0, 0));
 }
 
 #[test]
 fn values_over_1024_units_do_not_touch_the_cache() {
     let mut c = CachedEncoder::new();
-    let short = u("key");
+    let short = u("kéy");
     let at_limit = vec![0xE9u16; MAX_CACHED_UNITS];
     let long = vec![0xE9u16; MAX_CACHED_UNITS + 1];
     enc(&mut c, &short);
@@ -110,19 +112,19 @@ fn values_over_1024_units_do_not_touch_the_cache() {
 #[test]
 fn nulls_do_not_touch_the_cache() {
     let mut c = CachedEncoder::new();
-    // Rows: "x", NULL (spanning different units), "x", NULL, NULL, "x".
-    let units = u("xyzxyzwx");
+    // Rows: "α", NULL (spanning different units), "α", NULL, NULL, "α".
+    let units = u("αβγαβγωα");
     let offsets = [0, 1, 3, 4, 6, 7, 8];
     let nulls = NullBuffer::from(vec![true, false, true, false, false, true]);
     let arr = utf16_to_utf8_cached(&units, &offsets, Some(&nulls), &mut c).unwrap();
     arr.to_data().validate_full().unwrap();
-    assert_eq!(arr.value_offsets(), &[0, 1, 1, 2, 2, 2, 3]);
+    assert_eq!(arr.value_offsets(), &[0, 2, 2, 4, 4, 4, 6]);
     assert_eq!(c.stats(), stats(2, 1, false, 0, 0));
 
     // Seven misses, then NULLs, then an eighth miss: NULLs neither count
     // nor reset.
     let mut c = CachedEncoder::new();
-    let units = u("abcdefghij");
+    let units = u("αβγδεζηθικ");
     let offsets = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
     let nulls = NullBuffer::from(vec![true, true, true, true, true, true, true, false, false, true]);
     utf16_to_utf8_cached(&units, &offsets, Some(&nulls), &mut c).unwrap();
@@ -132,13 +134,13 @@ fn nulls_do_not_touch_the_cache() {
 #[test]
 fn cache_lives_across_batches() {
     let mut c = CachedEncoder::new();
-    let units = u("samesame");
+    let units = u("sämesäme");
     utf16_to_utf8_cached(&units, &[0, 4], None, &mut c).unwrap();
     let arr = utf16_to_utf8_cached(&units, &[4, 8, 8], None, &mut c).unwrap();
-    assert_eq!(arr.value(0), "same");
+    assert_eq!(arr.value(0), "säme");
     assert_eq!(arr.value(1), "");
-    // "same" hit; "" is a different value: miss.
-    assert_eq!(c.stats(), stats(1, 2, false, 0, 0));
+    // "säme" hit; "" narrows (0 bytes for 0 units): never cached.
+    assert_eq!(c.stats(), stats(1, 1, false, 0, 1));
 }
 
 #[test]
@@ -146,6 +148,91 @@ fn errors_leave_the_cache_untouched() {
     let mut c = CachedEncoder::new();
     assert!(utf16_to_utf8_cached(&[0x61], &[0, 2], None, &mut c).is_err());
     assert_eq!(c.stats(), EncodeCacheStats::default());
+}
+
+#[test]
+fn narrowed_values_are_never_cached_and_keep_the_cached_value() {
+    let mut c = CachedEncoder::new();
+    let ascii = u("plain ascii value");
+    let mixed = u("grüße");
+    // An ASCII run: encoded every time, neither a hit nor a miss.
+    for _ in 0..20 {
+        assert_eq!(enc(&mut c, &ascii), b"plain ascii value");
+    }
+    assert_eq!(c.stats(), stats(0, 0, false, 0, 20));
+    assert_eq!(c.retained_bytes(), 0, "nothing cached for ASCII");
+    // A cached value survives narrowed values in between; lone surrogates
+    // narrow too ('?' is one byte).
+    enc(&mut c, &mixed);
+    enc(&mut c, &ascii);
+    assert_eq!(enc(&mut c, &[0x61, 0xD800]), b"a?");
+    assert_eq!(enc(&mut c, &mixed), "grüße".as_bytes());
+    assert_eq!(c.stats(), stats(1, 1, false, 0, 22));
+    // Narrowed values do not count towards the bypass either.
+    for i in 0..7 {
+        enc(&mut c, &u(&format!("é{i}")));
+        enc(&mut c, &u(&format!("e{i}")));
+    }
+    assert!(!c.stats().bypassed);
+}
+
+/// The columns of the `encode_cache` bench (ASCII and mixed-script runs,
+/// distinct values, long values) at every level: byte-identical to plain
+/// encoding, in one batch and split over batches.
+#[test]
+fn bench_columns_equal_plain_encoding() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let mut ascii = || 0x20 + next(0x5F) as u16;
+    let ascii_values: Vec<Vec<u16>> = (0..600).map(|i| (0..16 + i % 50).map(|_| ascii()).collect()).collect();
+    let mixed =
+        |v: &[u16]| -> Vec<u16> { v.iter().map(|&a| if a % 3 == 0 { 0x4E00 + a } else { 0x0410 + a % 64 }).collect() };
+    let mixed_values: Vec<Vec<u16>> = ascii_values.iter().map(|v| mixed(v)).collect();
+    let long: Vec<Vec<u16>> = ascii_values.iter().map(|v| mixed(&v.repeat(30))).collect();
+    let runs = |vals: &[Vec<u16>], run: usize| -> Vec<Vec<u16>> {
+        vals.iter().flat_map(|v| std::iter::repeat_n(v.clone(), run)).take(2000).collect()
+    };
+    let columns = [
+        runs(&ascii_values, 8),
+        runs(&mixed_values, 8),
+        ascii_values.clone(),
+        mixed_values.clone(),
+        runs(&long[..40], 8),
+        runs(&ascii_values.iter().zip(&mixed_values).flat_map(|(a, m)| [a.clone(), m.clone()]).collect::<Vec<_>>(), 3),
+    ];
+    for values in &columns {
+        let units: Vec<u16> = values.concat();
+        let mut offsets = vec![0i64];
+        for v in values {
+            offsets.push(offsets.last().unwrap() + v.len() as i64);
+        }
+        let want = utf16_to_utf8(&units, &offsets, None).unwrap();
+        let reference: Vec<u8> = values.iter().flat_map(|v| plain(v)).collect();
+        assert_eq!(want.value_data(), &reference[..]);
+        for level in Level::ALL.into_iter().filter(|l| l.is_available()) {
+            let mut c = CachedEncoder::new();
+            let got = forced::utf16_to_utf8_cached(level, &units, &offsets, None, &mut c).unwrap();
+            assert_eq!(got, want, "{level:?}");
+            let mut c = CachedEncoder::new();
+            let mut rows = 0;
+            while rows < values.len() {
+                let end = (rows + 301).min(values.len());
+                let got = forced::utf16_to_utf8_cached(level, &units, &offsets[rows..=end], None, &mut c).unwrap();
+                let part = want.slice(rows, end - rows);
+                assert_eq!(got.iter().collect::<Vec<_>>(), part.iter().collect::<Vec<_>>(), "{level:?} rows {rows}..");
+                rows = end;
+            }
+            assert_eq!(
+                c.stats().hits + c.stats().misses + c.stats().ineligible + c.stats().bypassed_rows,
+                values.len() as u64
+            );
+        }
+    }
 }
 
 /// Values drawn from a small pool in runs, so hits, misses, the reset and
@@ -164,6 +251,12 @@ fn runs() -> impl Strategy<Value = Vec<Vec<u16>>> {
     })
 }
 
+/// Whether `v`'s UTF-8 is as long as its UTF-16: every code point ASCII or
+/// an unpaired surrogate (one `?`).
+fn narrows(v: &[u16]) -> bool {
+    char::decode_utf16(v.iter().copied()).all(|r| r.map_or(true, |c| c.is_ascii()))
+}
+
 /// The cache's counters, recomputed from the policy's plain description.
 fn model(values: &[Vec<u16>]) -> EncodeCacheStats {
     let mut s = EncodeCacheStats::default();
@@ -177,6 +270,8 @@ fn model(values: &[Vec<u16>]) -> EncodeCacheStats {
         } else if prev == Some(v) {
             s.hits += 1;
             streak = 0;
+        } else if narrows(v) {
+            s.ineligible += 1;
         } else {
             s.misses += 1;
             streak += 1;

@@ -20,7 +20,7 @@ use arrow_schema::{DataType, Field};
 use sluice_engine::flink_type::{int_input_type, is_nullable, string_input_type};
 use sluice_engine::function::Func;
 
-use crate::capi::arrow_c::{import, read_field, take_array, take_optional_array, OutSlot};
+use crate::capi::arrow_c::{import, import_bytes, import_copied_strings, read_field, take_array, take_optional_array, OutSlot};
 use crate::capi::error::{FfiError, FfiResult};
 
 /// One imported argument: its values, its schema field and whether the
@@ -90,8 +90,14 @@ pub enum Kind {
     /// `Utf8`, `LargeUtf8`, `Utf8View` (binary read as string when its
     /// `flink.type` says so).
     String,
-    /// A string, or one of the binary layouts (the digests hash bytes).
+    /// A string, or one of the binary layouts, imported as bytes without a
+    /// UTF-8 check (the digests hash bytes and write hex; see
+    /// [`validate`](crate::capi::validate)).
     StringOrBinary,
+    /// A string whose values a kernel copies whole into a string output
+    /// (CONCAT, CONCAT_WS): a declared `Utf8` type is taken at its word
+    /// ([`import_copied_strings`]).
+    CopiedString,
     /// `Int32`.
     Int,
     /// `Int32`, or `Null` (SHA2's all-NULL width).
@@ -175,7 +181,17 @@ pub unsafe fn import_arg(
     let field = unsafe { read_field(schema, schema_name) }?;
     let dt = match kind {
         Kind::String => string_input_type(&field, name, false)?,
-        Kind::StringOrBinary => string_input_type(&field, name, true)?,
+        Kind::StringOrBinary => {
+            let dt = string_input_type(&field, name, true)?;
+            // SAFETY: forwarded contract.
+            return Ok(Arg::array(unsafe { import_bytes(array, &dt, name) }?, field));
+        }
+        Kind::CopiedString => {
+            let dt = string_input_type(&field, name, false)?;
+            // SAFETY: forwarded contract.
+            let values = unsafe { import_copied_strings(array, field.data_type(), &dt, name) }?;
+            return Ok(Arg::array(values, field));
+        }
         Kind::Int => int_input_type(&field, name)?,
         Kind::IntOrNull => match field.data_type() {
             DataType::Null => DataType::Null,

@@ -10,7 +10,8 @@
 //! * [`import`] checks the array's structure against its type (buffer and
 //!   child counts, NULL pointers) *before* arrow-rs reads any buffer, then
 //!   fully validates the imported data (offsets in bounds and monotonic,
-//!   UTF-8 for string types) so kernels never see a malformed array.
+//!   UTF-8 for string types; see [`crate::capi::validate`] for what is checked
+//!   and how) so kernels never see a malformed array.
 //! * [`OutSlot::write`] exports a result into caller-allocated structs with
 //!   offset 0 (Arrow Java ignores `offset`), copying only when needed.
 
@@ -276,13 +277,68 @@ pub unsafe fn import(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiRes
     // the caller's contract, and are validated right below.
     let data =
         unsafe { from_ffi_and_data_type(array, import_dt) }.map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
-    data.validate_full().map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
+    crate::capi::validate::validate(&data, what)?;
     let values = make_array(data);
     if utf8 {
         sluice_kernels::validate::binary_to_utf8(&values).map_err(|e| FfiError::from(e).in_function(what))
     } else {
         Ok(values)
     }
+}
+
+/// Imports a taken string or binary array as its binary twin (`Utf8` as
+/// `Binary`, and so on), validated as [`import`] does except for UTF-8: for
+/// kernels that read bytes only and write no input byte to their output
+/// (the digests; see [`crate::capi::validate`]).
+///
+/// # Errors
+/// As [`import`], without `SLUICE_ERR_INVALID_UTF8`.
+///
+/// # Safety
+/// As [`import`].
+pub unsafe fn import_bytes(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiResult<ArrayRef> {
+    let bytes = match dt {
+        DataType::Utf8 => DataType::Binary,
+        DataType::LargeUtf8 => DataType::LargeBinary,
+        DataType::Utf8View => DataType::BinaryView,
+        other => other.clone(),
+    };
+    // SAFETY: forwarded contract; the twin has the same layout.
+    unsafe { import(array, &bytes, what) }
+}
+
+/// Imports a taken string argument of a kernel that copies whole values
+/// into a string output (CONCAT, CONCAT_WS): `declared` is the type the
+/// schema declares, `dt` the type it is read as. A `Utf8` type declared by
+/// the producer is taken at its word (the Arrow format makes UTF-8 the
+/// producer's promise, as it makes buffer sizes; arrow-rs and Arrow C++
+/// import it unchecked too): its structure and offsets are validated, its
+/// bytes are not, and the output is as much UTF-8 as the inputs are. A
+/// binary column read as a string (by its `flink.type`) carries no such
+/// promise and is validated as [`import`] does.
+///
+/// # Errors
+/// As [`import`] (`SLUICE_ERR_INVALID_UTF8` only for a binary column).
+///
+/// # Safety
+/// As [`import`], and a declared `Utf8` array holds UTF-8 (the C Data
+/// Interface contract).
+pub unsafe fn import_copied_strings(
+    array: FFI_ArrowArray,
+    declared: &DataType,
+    dt: &DataType,
+    what: &str,
+) -> FfiResult<ArrayRef> {
+    if declared != dt || !matches!(dt, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+        // SAFETY: forwarded contract.
+        return unsafe { import(array, dt, what) };
+    }
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { import_bytes(array, dt, what) }?;
+    // SAFETY: the same buffers, fully validated as the binary twin of `dt`
+    // (same layout); the bytes are UTF-8 by this function's contract.
+    let data = unsafe { bytes.to_data().into_builder().data_type(dt.clone()).build_unchecked() };
+    Ok(make_array(data))
 }
 
 /// Caller-allocated output structs, checked non-NULL before any work is

@@ -29,7 +29,7 @@ pub unsafe extern "C" fn sluice_concat(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_concat", unsafe {
-        let mut args = take_arg_list(n, ins, in_schemas, Kind::String)?;
+        let mut args = take_arg_list(n, ins, in_schemas, Kind::CopiedString)?;
         let slot = OutSlot::new(out, out_schema)?;
         if args.is_empty() {
             return Err(FfiError::invalid("CONCAT needs at least one argument (n = 0)"));
@@ -60,10 +60,10 @@ pub unsafe extern "C" fn sluice_concat_ws(
     ffi_boundary!("sluice_concat_ws", unsafe {
         // Take every array before reporting any error.
         let sep_taken = take_array(sep, "sep");
-        let args = take_arg_list(n, ins, in_schemas, Kind::String);
+        let args = take_arg_list(n, ins, in_schemas, Kind::CopiedString);
         let sep_array = sep_taken?;
         let args = args?;
-        let sep = import_arg(sep_array, sep_schema, "sep", "sep_schema", Kind::String)?;
+        let sep = import_arg(sep_array, sep_schema, "sep", "sep_schema", Kind::CopiedString)?;
         let slot = OutSlot::new(out, out_schema)?;
         let mut all: Vec<Arg> = std::iter::once(sep).chain(args).collect();
         let mut refs: Vec<&mut Arg> = all.iter_mut().collect();

@@ -26,7 +26,12 @@ pub mod keyed_operator;
 pub mod row_converter;
 pub mod rows;
 pub mod search;
+pub mod validate;
 pub mod version;
+
+// mimalloc's purge delay, set once at load (see the module docs).
+#[cfg(all(feature = "mimalloc", target_os = "linux"))]
+mod alloc_policy;
 
 #[cfg(test)]
 mod tests;

@@ -134,6 +134,7 @@ static void test_md5_empty_input(void) {
   if (rc == SLUICE_OK) expect_strings(&out, &out_schema, NULL, 0, "CHAR(32)");
 }
 
+/* Kernels that read text validate the UTF-8 of Utf8 inputs. */
 static void test_invalid_utf8_names_the_row(void) {
   static const char *const vals[] = {"ok", "fine", "ab\xc3"};
   struct ArrowArray in, out;
@@ -141,8 +142,14 @@ static void test_invalid_utf8_names_the_row(void) {
   int released = 0;
   make_utf8(&in, vals, 3, &released);
   make_schema(&in_schema, "u", NULL);
-  int32_t rc = sluice_sha1(&in, &in_schema, &out, &out_schema);
+  static const char *const pvals[] = {"%"};
+  struct ArrowArray pat;
+  struct ArrowSchema pat_schema;
+  make_utf8(&pat, pvals, 1, NULL);
+  make_schema(&pat_schema, "u", NULL);
+  int32_t rc = sluice_like(&in, &in_schema, &pat, &pat_schema, NULL, &out, &out_schema);
   in_schema.release(&in_schema);
+  pat_schema.release(&pat_schema);
   CHECK(rc == SLUICE_ERR_INVALID_UTF8, "rc %d", rc);
   CHECK(strstr(sluice_last_error(), "row 2") != NULL, "message");
   CHECK(released == 1, "released %d", released);
@@ -381,10 +388,34 @@ static void test_invalid_utf8_in_utf8_array(void) {
   int released = 0;
   make_utf8(&in, vals, 2, &released);
   make_schema(&in_schema, "u", NULL);
-  int32_t rc = sluice_md5(&in, &in_schema, &out, &out_schema);
+  static const char *const pvals[] = {"%"};
+  struct ArrowArray pat;
+  struct ArrowSchema pat_schema;
+  make_utf8(&pat, pvals, 1, NULL);
+  make_schema(&pat_schema, "u", NULL);
+  int32_t rc = sluice_like(&in, &in_schema, &pat, &pat_schema, NULL, &out, &out_schema);
   in_schema.release(&in_schema);
+  pat_schema.release(&pat_schema);
   CHECK(rc == SLUICE_ERR_INVALID_UTF8, "rc %d", rc);
   CHECK(released == 1, "released %d", released);
+}
+
+/* Digests read bytes and write hex: the UTF-8 of a Utf8 input is not
+ * checked, its bytes are hashed as stored (as Flink hashes a string's
+ * bytes). */
+static void test_md5_hashes_the_bytes_of_a_utf8_array(void) {
+  static const char *const vals[] = {"ok", "\xff\xfe"};
+  struct ArrowArray in, out;
+  struct ArrowSchema in_schema, out_schema;
+  int released = 0;
+  make_utf8(&in, vals, 2, &released);
+  make_schema(&in_schema, "u", NULL);
+  int32_t rc = sluice_md5(&in, &in_schema, &out, &out_schema);
+  in_schema.release(&in_schema);
+  CHECK(released == 1, "released %d", released);
+  CHECK(rc == SLUICE_OK, "rc %d", rc);
+  static const char *const want[] = {"444bcb3a3fcf8389296c49467f27e1d6", "f3b25701fe362ec84616a93a45ce9998"};
+  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, want, 2, "CHAR(32)");
 }
 
 static void test_wrong_buffer_count(void) {
@@ -975,6 +1006,7 @@ int main(void) {
   RUN(test_wrong_input_type);
   RUN(test_flink_type_that_is_not_a_string);
   RUN(test_invalid_utf8_in_utf8_array);
+  RUN(test_md5_hashes_the_bytes_of_a_utf8_array);
   RUN(test_wrong_buffer_count);
   RUN(test_offsets_out_of_order);
   RUN(test_negative_length);

@@ -212,17 +212,23 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
                     } else {
                         let n = f(src, len, dst);
                         o += n;
-                        misses += 1;
-                        consecutive += 1;
-                        prev_units = src;
-                        prev_len = len;
-                        prev_bytes = dst;
-                        prev_bytes_len = n;
-                        in_batch = true;
-                        if consecutive >= MAX_CONSECUTIVE_MISSES {
-                            // Distinct text: stop looking; the caller
-                            // encodes the rest plainly.
-                            bypassed = true;
+                        if n == len {
+                            // Narrowed (ASCII): encoding it again costs less
+                            // than a hit, so it is neither a miss nor cached.
+                            ineligible += 1;
+                        } else {
+                            misses += 1;
+                            consecutive += 1;
+                            prev_units = src;
+                            prev_len = len;
+                            prev_bytes = dst;
+                            prev_bytes_len = n;
+                            in_batch = true;
+                            if consecutive >= MAX_CONSECUTIVE_MISSES {
+                                // Distinct text: stop looking; the caller
+                                // encodes the rest plainly.
+                                bypassed = true;
+                            }
                         }
                     }
                 }

@@ -9,9 +9,15 @@
 //! are never shared.
 //!
 //! The policy bounds both retained memory and wasted lookups on distinct
-//! text:
+//! text, and never caches a value a hit would make slower:
 //! - values above [`MAX_CACHED_UNITS`] UTF-16 units are not eligible: they
 //!   are encoded plainly and neither read nor change the cache;
+//! - values whose UTF-8 is as long as their UTF-16 (ASCII; an unpaired
+//!   surrogate is one `?` byte) are not eligible either: narrowing 16–64
+//!   units per instruction costs less than a hit, which reads the value
+//!   *and* the cached one and then copies. They are encoded, then neither
+//!   counted as misses nor cached (the cached value stays), so a column of
+//!   ASCII runs costs what plain encoding costs;
 //! - after [`MAX_CONSECUTIVE_MISSES`] consecutive eligible misses the
 //!   encoder frees its cached value and bypasses the lookup for the rest of
 //!   its lifetime; a hit resets the consecutive-miss counter;
@@ -55,7 +61,9 @@ pub struct EncodeCacheStats {
     pub bypassed: bool,
     /// Values encoded after the cache was bypassed (of any length).
     pub bypassed_rows: u64,
-    /// Values longer than [`MAX_CACHED_UNITS`] encoded before the bypass.
+    /// Values encoded plainly before the bypass because they are not
+    /// eligible: longer than [`MAX_CACHED_UNITS`], or narrowed (UTF-8 as
+    /// long as their UTF-16: ASCII, with `?` for unpaired surrogates).
     pub ineligible: u64,
 }
 
@@ -68,6 +76,9 @@ pub struct EncodeCacheStats {
 /// encoded (cells are never shared). Policy:
 /// - values above [`MAX_CACHED_UNITS`] UTF-16 units are not eligible: they
 ///   are encoded plainly and neither read nor change the cache;
+/// - narrowed values (UTF-8 as long as the UTF-16: ASCII) are encoded,
+///   then neither counted as misses nor cached: re-narrowing them is
+///   cheaper than any hit;
 /// - after [`MAX_CONSECUTIVE_MISSES`] consecutive eligible misses the cache
 ///   frees its buffers and is bypassed for the rest of its lifetime; a hit
 ///   resets the consecutive-miss counter;
@@ -194,10 +205,15 @@ impl CachedEncoder {
             unsafe { RowHit::copy(dst, self.prev_utf8.as_ptr(), n) };
             return n;
         }
-        stats.misses += 1;
-        self.consecutive_misses += 1;
         // SAFETY: caller's contract.
         let n = unsafe { run(kernel, units.as_ptr(), units.len(), dst) };
+        if n == len {
+            // Narrowed (ASCII): encoding it again costs less than a hit.
+            stats.ineligible += 1;
+            return n;
+        }
+        stats.misses += 1;
+        self.consecutive_misses += 1;
         if self.consecutive_misses >= MAX_CONSECUTIVE_MISSES {
             // Distinct text: release the buffers and stop looking.
             stats.bypassed = true;
