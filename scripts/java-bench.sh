@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stock Flink SQL vs the native Calc (java/src/test/java/io/sluice/flink/bench/CalcBenchmark.java):
-# builds libsluice (release), compiles the jar's test classes for one Flink line
+# builds the jar's libsluice (scripts/env.sh stage_jar_library), compiles the jar's test classes for one Flink line
 # and runs the harness in one JVM.
 #
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs
@@ -14,12 +14,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 line="${FLINK_LINE:-flink-1.20}"
-cargo build --locked --release -p sluice-ffi --quiet
-native_dir="java/target/native/io/sluice/native/linux-x86_64"
-mkdir -p "$native_dir"
-cp "$TARGET_DIR/release/libsluice.so" "$native_dir/libsluice.so"
+# the library the jar ships, so the figures are the shipped build's
+stage_jar_library
 mvn -B -ntp -q -f java/pom.xml -P"$line" test-compile dependency:build-classpath \
     -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
 cp="java/target/classes:java/target/test-classes:$(cat java/target/bench.classpath)"

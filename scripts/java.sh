@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds libsluice (release, with the JNI entry points), stages it for the jar
-# and runs `mvn verify` on java/ for each Flink line: 1.20 and 2.x.
+# Builds the libsluice the jar ships (release, with the JNI entry points,
+# against glibc 2.17 with cargo-zigbuild, stripped; scripts/env.sh
+# stage_jar_library), stages it for the jar and runs `mvn verify` on java/ for
+# each Flink line: 1.20 and 2.x.
 #
 #   scripts/java.sh                 both lines
 #   FLINK_LINES=flink-2 scripts/java.sh
@@ -13,15 +15,20 @@ if ! command -v mvn >/dev/null 2>&1; then
     echo "mvn not found: install Maven (and a JDK 17)" >&2
     exit 1
 fi
-TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-echo "== build libsluice (release, jni)"
-cargo build --locked --release -p sluice-ffi --quiet
-native_dir="java/target/native/io/sluice/native/linux-x86_64"
-mkdir -p "$native_dir"
-cp "$TARGET_DIR/release/libsluice.so" "$native_dir/libsluice.so"
+echo "== build libsluice for the jar (release, jni, glibc $JAR_GLIBC, stripped)"
+stage_jar_library
 
 for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
     echo "== mvn verify -P$line"
     # -ntp: no download progress; Maven Central supplies Flink on a fresh machine.
     mvn -B -ntp -f java/pom.xml -P"$line" ${MVN_ARGS:-} verify
 done
+
+# The JNI fuzzer beyond its seeds (which `verify` ran): a minute of real
+# fuzzing on one line. FUZZ=0 skips it; the long run is in java/README.md.
+if [ "${FUZZ:-1}" != 0 ] && [ -z "${MVN_ARGS:-}" ]; then
+    line="${FLINK_LINES:-flink-2}"
+    line="${line##* }"
+    echo "== JNI fuzzer: 60 s of Jazzer (io.sluice.jni.JniFuzzTest#jniEdge, -P$line)"
+    JAZZER_FUZZ=1 mvn -B -ntp -f java/pom.xml -P"$line" -Dtest='JniFuzzTest#jniEdge' -Dsurefire.failIfNoSpecifiedTests=false test
+fi
