@@ -21,7 +21,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  *
  * <p>In {@code mvn verify} the fuzz tests run as regression tests over their seeds
  * ({@code src/test/resources/io/sluice/jni/JniFuzzTestInputs/}); with {@code JAZZER_FUZZ=1} the one
- * selected fuzzes: {@code jniEdge} for a minute (the CI run of scripts/java.sh), {@code jniEdgeLong}
+ * selected fuzzes: {@code jniEdge} for a minute ({@code FUZZ=1 scripts/java.sh}), {@code jniEdgeLong}
  * for 30 minutes (java/README.md, "Fuzzing the JNI edge").
  */
 class JniFuzzTest {
