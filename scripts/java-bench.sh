@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stock Flink SQL vs the native Calc (java/src/test/java/io/sluice/flink/bench/CalcBenchmark.java):
-# builds libsluice (release), compiles the jar's test classes for one Flink line
+# builds the jar's libsluice (scripts/env.sh stage_jar_library), compiles the jar's test classes for one Flink line
 # and runs the harness in one JVM.
 #
 #   scripts/java-bench.sh                       Flink 1.20, 2M rows, 5 pairs after 2 warm-up pairs

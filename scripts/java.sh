@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds libsluice (release, with the JNI entry points), stages it for the jar
-# and runs `mvn verify` on java/ for each Flink line: 1.20 and 2.x.
+# Builds the libsluice the jar ships (release, with the JNI entry points,
+# against glibc 2.17 with cargo-zigbuild, stripped; scripts/env.sh
+# stage_jar_library), stages it for the jar and runs `mvn verify` on java/ for
+# each Flink line: 1.20 and 2.x.
 #
 #   scripts/java.sh                 both lines
 #   FLINK_LINES=flink-2 scripts/java.sh
@@ -16,8 +18,8 @@ if ! command -v mvn >/dev/null 2>&1; then
     echo "mvn not found: install Maven (and a JDK 17)" >&2
     exit 1
 fi
-echo "== build libsluice (release, jni)"
-stage_libsluice
+echo "== build libsluice for the jar (release, jni, glibc $JAR_GLIBC, stripped)"
+stage_jar_library
 
 for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
     echo "== mvn verify -P$line"
@@ -32,3 +34,14 @@ for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
         exit 1
     fi
 done
+
+# The JNI fuzzer beyond its seeds (which `verify` ran): a minute of real
+# fuzzing on one line, with FUZZ=1. Opt-in while the findings listed in
+# java/src/test/fuzz-findings/README.md are open (it finds them within the
+# minute); the long run is in java/README.md.
+if [ "${FUZZ:-0}" = 1 ] && [ -z "${MVN_ARGS:-}" ]; then
+    line="${FLINK_LINES:-flink-2}"
+    line="${line##* }"
+    echo "== JNI fuzzer: 60 s of Jazzer (io.sluice.jni.JniFuzzTest#jniEdge, -P$line)"
+    JAZZER_FUZZ=1 mvn -B -ntp -f java/pom.xml -P"$line" -Dtest='JniFuzzTest#jniEdge' -Dsurefire.failIfNoSpecifiedTests=false test
+fi

@@ -13,7 +13,12 @@
 #    errors fail) against a build with the system allocator: mimalloc takes
 #    memory with mmap and manages it itself, so valgrind could not see a
 #    leaked Rust allocation in the mimalloc build.
-# 5. Runs the pyarrow client (ffi/tests/python, pytest), installing pyarrow
+# 5. Runs the suite built with -fsanitize=address,undefined (ASan + UBSan,
+#    LeakSanitizer on) against the same system-allocator build: gcc links
+#    libasan into the program, so no LD_PRELOAD is needed, and ASan's malloc
+#    interposer sees every allocation the (uninstrumented) Rust library makes
+#    through the system allocator, so a leaked Rust allocation is reported too.
+# 6. Runs the pyarrow client (ffi/tests/python, pytest), installing pyarrow
 #    and pytest with pip if they are missing.
 #
 # Honours CARGO_TARGET_DIR. Exits non-zero on the first failure.
@@ -59,6 +64,11 @@ g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-
 # row-converter handle (test_keyed, test_row_converter).
 PROGRAMS=(test_sluice test_keyed test_row_converter)
 
+# ASan + UBSan; a UB report is an error, not a warning.
+SANITIZE=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
 step "gcc: ${PROGRAMS[*]} against libsluice.so and libsluice.a"
 for prog in "${PROGRAMS[@]}"; do
   gcc "${CFLAGS[@]}" "$HERE/c/$prog.c" -L"$OUT/mimalloc" -lsluice -Wl,-rpath,"$OUT/mimalloc" \
@@ -67,9 +77,24 @@ for prog in "${PROGRAMS[@]}"; do
     -o "$OUT/${prog}_static"
   gcc "${CFLAGS[@]}" "$HERE/c/$prog.c" -L"$OUT/system" -lsluice -Wl,-rpath,"$OUT/system" \
     -o "$OUT/${prog}_valgrind"
+  gcc "${CFLAGS[@]}" "${SANITIZE[@]}" "$HERE/c/$prog.c" -L"$OUT/system" -lsluice -Wl,-rpath,"$OUT/system" \
+    -o "$OUT/${prog}_asan"
 done
+gcc "${CFLAGS[@]}" "${SANITIZE[@]}" "$HERE/c/asan_canary.c" -L"$OUT/system" -lsluice -Wl,-rpath,"$OUT/system" \
+  -o "$OUT/asan_canary"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$FFI/include" "$HERE/c/bench_call.c" -L"$OUT/mimalloc" -lsluice \
   -Wl,-rpath,"$OUT/mimalloc" -o "$OUT/bench_call"
+
+step "asan canary: a keyed handle leaked on purpose must fail the sanitized run"
+if "$OUT/asan_canary" >"$OUT/asan_canary.log" 2>&1; then
+  echo "asan_canary exited 0: LeakSanitizer did not see the leaked Rust allocation" >&2
+  exit 1
+fi
+grep -q "ERROR: LeakSanitizer: detected memory leaks" "$OUT/asan_canary.log" || {
+  cat "$OUT/asan_canary.log" >&2
+  exit 1
+}
+echo "asan canary: leak reported, as it must be"
 
 for prog in "${PROGRAMS[@]}"; do
   step "run: $prog shared"
@@ -79,6 +104,8 @@ for prog in "${PROGRAMS[@]}"; do
   step "run: $prog valgrind (shared, system allocator)"
   valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --quiet \
     "$OUT/${prog}_valgrind"
+  step "run: $prog asan+ubsan (shared, system allocator)"
+  "$OUT/${prog}_asan"
 done
 
 step "pyarrow client"

@@ -13,7 +13,12 @@
 //! skips the rest by length.
 //!
 //! Every read is bounds-checked: a truncated or corrupt snapshot is an
-//! [`Error::CorruptSnapshot`] naming the byte offset, never a panic.
+//! [`Error::CorruptSnapshot`] naming the restoring operator, the key group
+//! and the byte offset, never a panic. The checksum covers every byte, so a
+//! flipped bit or a cut anywhere fails before any entry is read; the version
+//! is read first, so a snapshot of another format version says so. The
+//! operators stage restored entries and add them to their state only once the
+//! whole snapshot has read cleanly: a failed restore leaves the state as it was.
 
 use crate::error::{Error, Result};
 use crate::flink_hash::{key_group_of_row, KeyGroupRange};
@@ -29,6 +34,17 @@ pub(crate) enum OpTag {
     GroupAgg = 1,
     Normalize = 2,
     Dedup = 3,
+}
+
+impl OpTag {
+    /// The operator's name in error messages (Flink's name for the node it replaces).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            OpTag::GroupAgg => "GroupAggregate",
+            OpTag::Normalize => "ChangelogNormalize",
+            OpTag::Dedup => "Deduplicate",
+        }
+    }
 }
 
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -222,41 +238,98 @@ pub(crate) fn write_snapshots_by_key_group<'v, V: 'v>(
         .collect()
 }
 
+/// Bytes before the first section: magic, version, tag, max parallelism,
+/// fingerprint, section count.
+const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;
+
 /// Reads a snapshot, calling `on_entry(key, reader)` for every entry whose
 /// key group is in `range`; `on_entry` must consume exactly the value.
+///
+/// A [`Error::CorruptSnapshot`] from here (or from `on_entry`) names the
+/// restoring operator and the key group: the one of the section being read,
+/// or, for a damaged header or checksum, the key group(s) the snapshot's
+/// first section claims. The format version is checked before the checksum,
+/// so a snapshot of another format version is reported as such.
 pub(crate) fn read_snapshot(
     bytes: &[u8],
     tag: OpTag,
     max_parallelism: i32,
     fingerprint: u64,
     range: KeyGroupRange,
+    on_entry: impl FnMut(&[u8], &mut Reader<'_>) -> Result<()>,
+) -> Result<()> {
+    let mut at: Option<u32> = None;
+    read_sections(bytes, tag, max_parallelism, fingerprint, range, &mut at, on_entry).map_err(|e| match e {
+        Error::CorruptSnapshot { offset, reason } => {
+            let place = match at {
+                Some(kg) => format!("key group {kg}"),
+                None => claimed_key_groups(bytes),
+            };
+            Error::CorruptSnapshot { offset, reason: format!("{} restore, {place}: {reason}", tag.name()) }
+        }
+        other => other,
+    })
+}
+
+/// What the (unverified) header says about the key groups of a snapshot
+/// whose header or checksum is damaged.
+fn claimed_key_groups(bytes: &[u8]) -> String {
+    let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    match (word(HEADER - 4), word(HEADER)) {
+        (Some(0), _) => "no key group (an empty snapshot)".into(),
+        (Some(1), Some(kg)) => format!("key group {kg} (per the damaged snapshot's header)"),
+        (Some(n), Some(kg)) => format!("{n} key groups from {kg} (per the damaged snapshot's header)"),
+        _ => "key group unknown (the snapshot ends inside its header)".into(),
+    }
+}
+
+fn read_sections(
+    bytes: &[u8],
+    tag: OpTag,
+    max_parallelism: i32,
+    fingerprint: u64,
+    range: KeyGroupRange,
+    at: &mut Option<u32>,
     mut on_entry: impl FnMut(&[u8], &mut Reader<'_>) -> Result<()>,
 ) -> Result<()> {
-    const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;
+    if bytes.len() >= 4 && &bytes[..4] != MAGIC {
+        return Err(Error::CorruptSnapshot { offset: 0, reason: "bad magic (not a sluice keyed snapshot)".into() });
+    }
+    if bytes.len() >= 6 {
+        let version = Reader::new(bytes, 4).u16("version")?;
+        if version != SNAPSHOT_VERSION {
+            return Err(Error::CorruptSnapshot {
+                offset: 4,
+                reason: format!(
+                    "snapshot format version {version} (written by another sluice version); this build reads version {SNAPSHOT_VERSION}"
+                ),
+            });
+        }
+    }
     if bytes.len() < HEADER + 8 {
         return Err(Error::CorruptSnapshot {
             offset: bytes.len(),
             reason: format!("truncated: {} bytes is shorter than the header", bytes.len()),
         });
     }
-    if &bytes[..4] != MAGIC {
-        return Err(Error::CorruptSnapshot { offset: 0, reason: "bad magic (not a sluice keyed snapshot)".into() });
-    }
     let body_end = bytes.len() - 8;
     let mut sum = [0u8; 8];
     sum.copy_from_slice(&bytes[body_end..]);
     if fnv1a(&bytes[..body_end]) != u64::from_le_bytes(sum) {
-        return Err(Error::CorruptSnapshot { offset: body_end, reason: "checksum mismatch".into() });
+        return Err(Error::CorruptSnapshot {
+            offset: body_end,
+            reason: "checksum mismatch (the snapshot is truncated or damaged)".into(),
+        });
     }
     let body = &bytes[..body_end];
-    let mut r = Reader::new(body, 4);
-    let version = r.u16("version")?;
-    if version != SNAPSHOT_VERSION {
-        return Err(r.corrupt(format!("unsupported snapshot version {version} (this build reads {SNAPSHOT_VERSION})")));
-    }
+    let mut r = Reader::new(body, 6);
     let t = r.u8("operator tag")?;
     if t != tag as u8 {
-        return Err(r.corrupt(format!("snapshot of operator kind {t}, expected {}", tag as u8)));
+        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup]
+            .into_iter()
+            .find(|k| *k as u8 == t)
+            .map_or("an unknown operator", OpTag::name);
+        return Err(r.corrupt(format!("snapshot of {kind} (operator tag {t}), not of a {}", tag.name())));
     }
     let m = r.u32("max parallelism")?;
     if m != max_parallelism as u32 {
@@ -270,6 +343,7 @@ pub(crate) fn read_snapshot(
     let mut last_kg: i64 = -1;
     for _ in 0..sections {
         let kg = r.u32("key group")? as i64;
+        *at = Some(kg as u32);
         if kg <= last_kg || kg >= max_parallelism as i64 {
             return Err(r.corrupt(format!("key group {kg} out of order or range")));
         }
