@@ -8,6 +8,9 @@
 //! * `COUNT(*)` counts rows, `COUNT(col)` non-NULL values; both BIGINT, never NULL.
 //! * `SUM` keeps a sum and a count of non-NULL values and is NULL when that
 //!   count is 0 (`SumWithRetractAggFunction`); BIGINT sums wrap like Java `long`.
+//! * `$SUM0` (the planner's SUM that is 0 over no values, `Sum0AggFunction`,
+//!   e.g. from reducing `AVG` into `$SUM0 / COUNT`) keeps the same sum and is
+//!   never NULL: 0 (BIGINT) or 0.0 (DOUBLE, the sum starting at 0.0).
 //! * `AVG` of BIGINT is BIGINT `sum / count` (Java long division), of DOUBLE
 //!   is DOUBLE; NULL when no non-NULL value (`AvgAggFunction`).
 //! * `MIN`/`MAX` ignore NULLs; the retractable form keeps a value → count
@@ -33,6 +36,8 @@ pub enum AggKind {
     Count,
     /// `SUM(col)`
     Sum,
+    /// `$SUM0(col)`: SUM, 0 instead of NULL over no values
+    Sum0,
     /// `MIN(col)`
     Min,
     /// `MAX(col)`
@@ -71,6 +76,10 @@ impl AggSpec {
     /// `SUM(col)`
     pub fn sum(col: usize) -> Self {
         Self::of(AggKind::Sum, Some(col))
+    }
+    /// `$SUM0(col)`
+    pub fn sum0(col: usize) -> Self {
+        Self::of(AggKind::Sum0, Some(col))
     }
     /// `MIN(col)`
     pub fn min(col: usize) -> Self {
@@ -146,7 +155,7 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
     };
     let out = match spec.kind {
         AggKind::Count => VType::I64,
-        AggKind::Sum | AggKind::Avg if vtype == VType::Str => {
+        AggKind::Sum | AggKind::Sum0 | AggKind::Avg if vtype == VType::Str => {
             return Err(Error::UnsupportedType { column: c, data_type: f.data_type().clone(), role: "a SUM/AVG input" })
         }
         _ => vtype,
@@ -161,7 +170,7 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
         column: Some(c),
         vtype,
         out,
-        field: Field::new(name, dt, spec.kind != AggKind::Count),
+        field: Field::new(name, dt, !matches!(spec.kind, AggKind::Count | AggKind::Sum0)),
     })
 }
 

@@ -33,7 +33,7 @@ pub(crate) struct SumI {
 }
 
 /// A double SUM/AVG accumulator. `sum` starts NULL for SUM (the first value
-/// becomes the sum, so SUM(-0.0) is -0.0) and 0.0 for AVG.
+/// becomes the sum, so SUM(-0.0) is -0.0) and 0.0 for AVG and `$SUM0`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SumF {
     pub(crate) sum: Option<f64>,
@@ -87,7 +87,7 @@ pub(crate) struct AggState {
 
 /// The empty double SUM/AVG accumulator of `kind`.
 pub(crate) fn empty_sum_f(kind: AggKind) -> SumF {
-    SumF { sum: (kind == AggKind::Avg).then_some(0.0), n: 0 }
+    SumF { sum: matches!(kind, AggKind::Avg | AggKind::Sum0).then_some(0.0), n: 0 }
 }
 
 pub(crate) fn heap_cur_s(v: &Option<Box<[u8]>>) -> usize {
@@ -112,8 +112,8 @@ impl AggState {
     pub(crate) fn new(r: Resolved, retractable: bool) -> Self {
         let cols = match (r.kind, r.vtype) {
             (AggKind::CountStar | AggKind::Count, _) => Cols::Count(Vec::new()),
-            (AggKind::Sum | AggKind::Avg, VType::F64) => Cols::SumF(Vec::new()),
-            (AggKind::Sum | AggKind::Avg, _) => Cols::SumI(Vec::new()),
+            (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Cols::SumF(Vec::new()),
+            (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Cols::SumI(Vec::new()),
             (AggKind::Min | AggKind::Max, t) if retractable => match t {
                 VType::I64 => Cols::SetI(Vec::new()),
                 VType::F64 => Cols::SetF(Vec::new()),

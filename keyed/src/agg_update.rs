@@ -272,6 +272,10 @@ fn update_sum_i(st: &mut [SumI], b: Batch<'_, '_>) -> Result<isize> {
             // Java long division.
             let value = |s: &SumI| (s.n != 0).then(|| s.sum.wrapping_div(s.n) as u64);
             drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+        } else if kind == AggKind::Sum0 {
+            // `$SUM0`: never NULL (Sum0AggFunction).
+            let value = |s: &SumI| Some(s.sum as u64);
+            drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
         } else {
             let value = |s: &SumI| (s.n != 0).then_some(s.sum as u64);
             drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
@@ -305,6 +309,9 @@ fn update_sum_f(st: &mut [SumF], b: Batch<'_, '_>) -> Result<isize> {
         };
         if kind == AggKind::Avg {
             let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(|t| (t / s.n as f64).to_bits()) };
+            drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+        } else if kind == AggKind::Sum0 {
+            let value = |s: &SumF| Some(s.sum.unwrap_or(0.0).to_bits());
             drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
         } else {
             let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(f64::to_bits) };

@@ -64,6 +64,8 @@ fn all_aggs() -> Vec<AggSpec> {
         AggSpec::max(4),
         AggSpec::first_value(4),
         AggSpec::last_value(4),
+        AggSpec::sum0(2),
+        AggSpec::sum0(3),
     ]
 }
 
@@ -83,6 +85,8 @@ struct ModelGroup {
     // (AvgAggFunction).
     xsum: Option<f64>,
     xavg: f64,
+    // $SUM0 (Sum0AggFunction): starts at 0.0, never NULL.
+    xsum0: f64,
 }
 
 fn remove_first<T: PartialEq>(h: &mut Vec<T>, v: &T) {
@@ -124,6 +128,8 @@ impl ModelGroup {
             opt_s(self.s.iter().max()),
             opt_s(self.s.first()),
             opt_s(self.s.last()),
+            Cell::I(sum),
+            f(self.xsum0),
         ]
     }
 
@@ -135,6 +141,7 @@ impl ModelGroup {
             if let Some(x) = r.3 {
                 self.xsum = Some(self.xsum.map_or(x, |s| s + x));
                 self.xavg += x;
+                self.xsum0 += x;
             }
             self.s.extend(r.4.clone());
         } else {
@@ -145,6 +152,7 @@ impl ModelGroup {
             if let Some(x) = r.3 {
                 self.xsum = Some(self.xsum.map_or(0.0 - x, |s| s - x));
                 self.xavg -= x;
+                self.xsum0 -= x;
                 if let Some(p) = self.x.iter().position(|y| y.to_bits() == x.to_bits()) {
                     self.x.remove(p);
                 }
@@ -346,7 +354,7 @@ proptest! {
     fn unchanged_updates_emit_nothing(
         input in arb_changelog(),
         sizes in prop::collection::vec(1usize..40, 1..5),
-        pick in prop::collection::vec(1usize..17, 1..5),
+        pick in prop::collection::vec(1usize..19, 1..5),
         gen_ub in any::<bool>(),
     ) {
         let all = all_aggs();

@@ -15,8 +15,8 @@
 //!   budget=bytes              retained-state budget; default none
 //!   update_before=bool        emit -U before +U (generateUpdateBefore); default true
 //! group_agg:
-//!   aggs=agg ( ',' agg )*     required; agg := count(*) | count(c) | sum(c) | min(c)
-//!                             | max(c) | avg(c) | first_value(c) | last_value(c)
+//!   aggs=agg ( ',' agg )*     required; agg := count(*) | count(c) | sum(c) | sum0(c)
+//!                             | min(c) | max(c) | avg(c) | first_value(c) | last_value(c)
 //!   retractable=bool          input may retract (-U/-D); default true
 //! dedup:
 //!   keep=first|last           required
@@ -235,6 +235,7 @@ fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
             Ok(match f {
                 "count" => AggSpec::count(c()?),
                 "sum" => AggSpec::sum(c()?),
+                "sum0" => AggSpec::sum0(c()?),
                 "min" => AggSpec::min(c()?),
                 "max" => AggSpec::max(c()?),
                 "avg" => AggSpec::avg(c()?),
@@ -242,7 +243,7 @@ fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
                 "last_value" => AggSpec::last_value(c()?),
                 _ => {
                     return Err(spec_err(format!(
-                        "unknown aggregate `{f}` in `{a}` (count, sum, min, max, avg, first_value, last_value)"
+                        "unknown aggregate `{f}` in `{a}` (count, sum, sum0, min, max, avg, first_value, last_value)"
                     )))
                 }
             })
@@ -279,6 +280,8 @@ mod tests {
                 retractable: true
             }
         );
+        let sum0 = parse("group_agg keys=0 aggs=sum0(2),sum(n)", &s).unwrap();
+        assert_eq!(sum0.kind, SpecKind::GroupAgg { aggs: vec![AggSpec::sum0(2), AggSpec::sum(2)], retractable: true });
         let global = parse("group_agg keys= aggs=count(*)", &s).unwrap();
         assert!(global.keys.is_empty());
         let n = parse("  normalize   keys=id update_before=false ", &s).unwrap();

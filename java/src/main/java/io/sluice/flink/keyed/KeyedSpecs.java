@@ -34,7 +34,11 @@ public final class KeyedSpecs {
         return out;
     }
 
-    private static String list(int[] cols) {
+    /**
+     * @param cols column indices
+     * @return them as a spec writes them, {@code 0,2,3} (empty for none)
+     */
+    public static String list(int[] cols) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < cols.length; i++) {
             b.append(i == 0 ? "" : ",").append(cols[i]);

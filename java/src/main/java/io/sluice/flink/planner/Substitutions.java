@@ -4,8 +4,16 @@ import java.util.List;
 
 import org.apache.calcite.rel.RelNode;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalChangelogNormalize;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGlobalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalGroupAggregate;
 
+import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.planner.calc.CalcSubstitution;
+import io.sluice.flink.planner.keyed.ChangelogNormalizeSubstitution;
+import io.sluice.flink.planner.keyed.DeduplicateSubstitution;
+import io.sluice.flink.planner.keyed.GroupAggregateSubstitution;
 
 /**
  * The registry: every {@link Substitution} the stage can make, one per Flink node class. A node
@@ -17,7 +25,16 @@ public final class Substitutions {
 
     /** All entries, in the order a node is offered to them. */
     public static final List<Substitution<?>> ALL = List.of(
-            Substitution.of("calc", StreamPhysicalCalc.class, CalcSubstitution::match).acceptingChangelog());
+            Substitution.of("calc", StreamPhysicalCalc.class, CalcSubstitution::match).acceptingChangelog(),
+            Substitution.of("group-aggregate", StreamPhysicalGroupAggregate.class, GroupAggregateSubstitution::match)
+                    .acceptingChangelog(),
+            Substitution.of("group-aggregate", StreamPhysicalLocalGroupAggregate.class,
+                    GroupAggregateSubstitution::twoPhase).acceptingChangelog(),
+            Substitution.of("group-aggregate", StreamPhysicalGlobalGroupAggregate.class,
+                    GroupAggregateSubstitution::twoPhase).acceptingChangelog(),
+            Substitution.of("deduplicate", KeyedPlannerCompat.deduplicateNode(), DeduplicateSubstitution::match),
+            Substitution.of("changelog-normalize", StreamPhysicalChangelogNormalize.class,
+                    ChangelogNormalizeSubstitution::match).acceptingChangelog());
 
     /** @return the entry owning {@code node}'s class, or null */
     static Substitution<?> owner(RelNode node) {

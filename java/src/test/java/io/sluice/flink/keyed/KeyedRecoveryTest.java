@@ -53,7 +53,7 @@ class KeyedRecoveryTest {
     static final RowType IN = (RowType) KeyedTestData.TYPE.getLogicalType();
 
     /** Fails once, after a checkpoint completed and more rows went through. */
-    static final class FailOnce implements MapFunction<RowData, RowData>, CheckpointListener {
+    static final class FailOnce<T> implements MapFunction<T, T>, CheckpointListener {
         private static final long serialVersionUID = 1L;
         static volatile boolean armed;
         static volatile boolean checkpointed;
@@ -61,7 +61,7 @@ class KeyedRecoveryTest {
         private long seen;
 
         @Override
-        public RowData map(RowData row) {
+        public T map(T row) {
             if (armed && checkpointed && ++seen > 500 && FAILED.compareAndSet(false, true)) {
                 throw new RuntimeException("injected failure after a completed checkpoint");
             }
@@ -101,7 +101,7 @@ class KeyedRecoveryTest {
         String spec = KeyedSpecs.groupAgg(IN, keys, List.of(SPEC_AGGS.split(",")));
         RowType out = KeyedStreams.outputType(spec, IN, List.of("k", "c", "sv", "mins", "maxs"));
         DataStream<RowData> agg = KeyedStreams.apply(in, IN, keys, spec, out, new Configuration(), "agg").uid("agg")
-                .map(new FailOnce()).returns(InternalTypeInfo.of(out)).uid("fail-once");
+                .map(new FailOnce<RowData>()).returns(InternalTypeInfo.of(out)).uid("fail-once");
         DataType outType = TypeConversions.fromLogicalToDataType(out);
         @SuppressWarnings("unchecked")
         org.apache.flink.api.common.typeinfo.TypeInformation<Row> rowInfo =

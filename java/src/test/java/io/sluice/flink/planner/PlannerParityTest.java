@@ -78,13 +78,14 @@ class PlannerParityTest {
         q.add(Query.of("SHA2 per-row width inside CASE", "SELECT id, CASE WHEN w IN (224, 256) THEN SHA2(a, w) END, MD5(b) FROM t",
                 ORDERED, "Calc"));
         q.add(Query.of("updating input (GROUP BY below)",
-                "SELECT k, MD5(k), n FROM (SELECT c AS k, COUNT(*) AS n FROM t GROUP BY c)", ORDERED, "Calc"));
+                "SELECT k, MD5(k), n FROM (SELECT c AS k, COUNT(*) AS n FROM t GROUP BY c)", ORDERED, "GroupAggregate",
+                "Calc"));
         // parallelism 4
         q.add(Query.of("MD5", "SELECT id, MD5(a), CONCAT_WS('|', a, b) FROM t", ORDERED, "Calc").parallelism(4));
         q.add(Query.of("split", "SELECT id, MD5(a), UPPER(c), id * 2 FROM t WHERE b LIKE '%a%'", ORDERED, "Calc")
                 .parallelism(4));
         q.add(Query.of("updating input", "SELECT k, SHA1(k), n FROM (SELECT c AS k, COUNT(*) AS n FROM t GROUP BY c)",
-                MATERIALIZED, "Calc").parallelism(4));
+                MATERIALIZED, "GroupAggregate", "Calc").parallelism(4));
         q.add(Query.of("CONCAT small batches", "SELECT id, CONCAT(a, b) FROM t", CHANGELOG, "Calc").parallelism(4)
                 .with("sluice.batch-size", "7"));
         // must fall back, with the reason

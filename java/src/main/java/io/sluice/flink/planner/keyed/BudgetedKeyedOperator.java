@@ -1,0 +1,87 @@
+package io.sluice.flink.planner.keyed;
+
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.keyed.SluiceKeyedOperator;
+import io.sluice.jni.SluiceException;
+
+/**
+ * The keyed operator a planned sluice node runs: {@link SluiceKeyedOperator} whose native state
+ * budget is {@code sluice.state.budget-bytes} (retained native state bytes per operator subtask;
+ * 0: no limit), and whose failure on an insert over that budget names the setting, so the failed
+ * job says what to change.
+ */
+public final class BudgetedKeyedOperator extends SluiceKeyedOperator {
+    private static final long serialVersionUID = 1L;
+
+    private final long budget;
+
+    /**
+     * @param spec the native spec without job-derived options
+     * @param inputType input row type (as the native operator is told it)
+     * @param outputArity fields per output row
+     * @param batchSize rows per native call
+     * @param budget {@code sluice.state.budget-bytes}
+     */
+    public BudgetedKeyedOperator(String spec, RowType inputType, int outputArity, int batchSize, long budget) {
+        super(spec, inputType, outputArity, batchSize, budget);
+        this.budget = budget;
+    }
+
+    private SluiceException named(SluiceException e) {
+        if (e.getMessage() == null || !e.getMessage().contains("state budget exceeded")) {
+            return e;
+        }
+        return new SluiceException(e.status(), e.getMessage() + " (" + SluiceOptions.STATE_BUDGET.key() + "=" + budget
+                + " bytes per subtask of " + spec() + "; raise it, or 0 for no limit)");
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        try {
+            super.processElement(element);
+        } catch (SluiceException e) {
+            throw named(e);
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        try {
+            super.processWatermark(mark);
+        } catch (SluiceException e) {
+            throw named(e);
+        }
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        try {
+            super.prepareSnapshotPreBarrier(checkpointId);
+        } catch (SluiceException e) {
+            throw named(e);
+        }
+    }
+
+    @Override
+    public void endInput() {
+        try {
+            super.endInput();
+        } catch (SluiceException e) {
+            throw named(e);
+        }
+    }
+
+    @Override
+    public void finish() throws Exception {
+        try {
+            super.finish();
+        } catch (SluiceException e) {
+            throw named(e);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package io.sluice.flink.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import io.sluice.flink.Sluice;
+
+/**
+ * Plain SQL, stock Flink vs the same SQL with {@code Sluice.install} (the planner stage puts the
+ * native keyed operators into the plan): {@code GROUP BY k} with COUNT(*), SUM(v), MAX(s) over
+ * 50 keys, 65,536 keys and all-distinct keys, and keep-last dedup
+ * (ROW_NUMBER() OVER (PARTITION BY k ORDER BY PROCTIME() DESC) = 1) over 65,536 keys. Same
+ * generated {@code RowData} (k STRING, v BIGINT with NULLs, s STRING) from
+ * {@code fromDataStream}, same blackhole sink, parallelism 1, one MiniCluster; a warm-up pair,
+ * then alternating pairs; rows per second from the generator's first row to the job's end. Each
+ * installed run asserts that its keyed node is native.
+ *
+ * <pre>
+ *   scripts/java-bench.sh keyed-sql [rows] [pairs]
+ * </pre>
+ */
+public final class KeyedSqlBenchmark {
+    static volatile long firstRowNanos;
+
+    static final RowType TYPE = RowType.of(
+            new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH)},
+            new String[] {"k", "v", "s"});
+
+    /** Row i: key (i * 40503) mod keys (keys = 0: all distinct), v = i mod 1000 (NULL every 97th), s one of 4,096. */
+    static final class Gen implements GeneratorFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final int keys;
+        private transient StringData[] keyStrings;
+        private transient StringData[] strings;
+
+        Gen(int keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public RowData map(Long index) {
+            if (strings == null) {
+                keyStrings = new StringData[keys];
+                for (int i = 0; i < keys; i++) {
+                    keyStrings[i] = StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i));
+                }
+                strings = new StringData[4096];
+                for (int i = 0; i < strings.length; i++) {
+                    strings[i] = StringData.fromString("value " + i * 7919);
+                }
+            }
+            long i = index;
+            if (i == 0) {
+                firstRowNanos = System.nanoTime();
+            }
+            GenericRowData r = new GenericRowData(3);
+            r.setField(0, keys == 0 ? StringData.fromString("key-" + i + "-ключ")
+                    : keyStrings[(int) Long.remainderUnsigned(i * 40503, keys)]);
+            r.setField(1, i % 97 == 0 ? null : i % 1000);
+            r.setField(2, strings[(int) ((i * 31) & 4095)]);
+            return r;
+        }
+    }
+
+    static double run(String which, int keys, long rows, boolean installed) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        if (installed) {
+            Sluice.install(tEnv);
+        }
+        DataStream<RowData> src = env.fromSource(new DataGeneratorSource<>(new Gen(keys), rows, RateLimiterStrategy.noOp(),
+                InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
+        String sql;
+        String node;
+        if (which.equals("groupby")) {
+            tEnv.createTemporaryView("src", tEnv.fromDataStream(src));
+            tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, c BIGINT, sv BIGINT, maxs STRING) "
+                    + "WITH ('connector' = 'blackhole')");
+            sql = "INSERT INTO snk SELECT k, COUNT(*), SUM(v), MAX(s) FROM src GROUP BY k";
+            node = "GroupAggregate";
+        } else {
+            tEnv.createTemporaryView("src", tEnv.fromDataStream(src,
+                    Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
+            tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, v BIGINT, s STRING) WITH ('connector' = 'blackhole')");
+            sql = "INSERT INTO snk SELECT k, v, s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+                    + "ORDER BY pt DESC) AS rn FROM src) WHERE rn = 1";
+            node = "Deduplicate";
+        }
+        if (installed && Sluice.explain(tEnv, sql).nodes().stream().noneMatch(n -> n.isNative() && n.node().equals(node))) {
+            throw new IllegalStateException(node + " is not native: " + Sluice.explain(tEnv, sql).text());
+        }
+        long t0 = System.nanoTime();
+        tEnv.executeSql(sql).await();
+        long end = System.nanoTime();
+        long start = firstRowNanos < t0 ? t0 : firstRowNanos;
+        return rows / ((end - start) / 1e9);
+    }
+
+    static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(Double::compare);
+        return s.get(s.size() / 2);
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
+        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        cluster.start();
+        TestStreamEnvironment.setAsContext(cluster, 1);
+        try {
+            System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair)%n", rows, pairs);
+            Object[][] cases = {{"groupby", 50}, {"groupby", 65_536}, {"groupby", 0}, {"dedup-last", 65_536}};
+            for (Object[] c : cases) {
+                String which = (String) c[0];
+                int keys = (Integer) c[1];
+                String label = which + " " + (keys == 0 ? "all-distinct" : keys + "") + " keys";
+                run(which, keys, rows, false);
+                run(which, keys, rows, true);
+                List<Double> ratios = new ArrayList<>();
+                for (int p = 0; p < pairs; p++) {
+                    boolean nativeFirst = p % 2 == 1;
+                    double a = run(which, keys, rows, nativeFirst);
+                    double b = run(which, keys, rows, !nativeFirst);
+                    double st = nativeFirst ? b : a;
+                    double nt = nativeFirst ? a : b;
+                    ratios.add(nt / st);
+                    System.out.printf(Locale.ROOT, "  %s pair %d: stock %.0f rows/s, installed %.0f rows/s, %.2fx%n",
+                            label, p, st, nt, nt / st);
+                }
+                System.out.printf(Locale.ROOT, "%s: median ratio %.2fx%n", label, median(ratios));
+            }
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+            cluster.close();
+        }
+    }
+}
