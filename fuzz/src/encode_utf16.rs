@@ -15,8 +15,8 @@ use arrow_array::Array;
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 use sluice_kernels::encode::{self, forced};
-use sluice_kernels::Level;
 use sluice_kernels::Error;
+use sluice_kernels::Level;
 
 /// Pieces a UTF-16 buffer is assembled from, biased towards what the SIMD
 /// paths branch on: ASCII runs longer than a vector, multibyte BMP text,

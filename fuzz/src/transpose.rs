@@ -143,7 +143,7 @@ pub fn gen(ty: &FlinkType, n: usize, under: Option<&[bool]>, in_array: bool, u: 
         TypeKind::BigInt => prim!(Int64Type, int),
         // A row keeps a NaN's payload; `BinaryArrayWriter.writeFloat/Double`
         // (array elements, map keys and values) store Java's canonical NaN,
-        // which is Rust's `NAN` (flink-formats.md, "NaN").
+        // which is Rust's `NAN` (docs/flink-semantics.md, "NaN").
         TypeKind::Float => prim!(Float32Type, |u| {
             let v = f32::from_bits(int(u) as u32);
             if in_array {

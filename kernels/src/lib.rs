@@ -10,7 +10,7 @@
 //! | [`encode`] | Java UTF-16 → UTF-8 exactly as Flink's `BinaryStringData` encodes, with a SIMD ASCII path and a repeated-value cache |
 //! | [`digest`] | MD5, SHA-1, SHA-2 straight to lowercase hex in one values buffer |
 //! | [`multibuffer`] | MD5, SHA-1, SHA-2 of many rows at once, one row per SIMD lane (AVX-512 / AVX2), behind `digest` |
-//! | [`concat`] | CONCAT / CONCAT_WS with Flink's NULL rules, building only the final buffers |
+//! | [`concat`](mod@concat) | CONCAT / CONCAT_WS with Flink's NULL rules, building only the final buffers |
 //! | [`search`] | POSITION / LOCATE / INSTR, LIKE, REPLACE, SPLIT_INDEX |
 //! | [`validate`] | UTF-8 validation of bytes from outside (simdutf8) naming the bad row |
 //!

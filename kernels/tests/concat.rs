@@ -1,6 +1,6 @@
 //! CONCAT / CONCAT_WS against plain `String` joins written here, with Flink's
 //! NULL rules (`BinaryStringDataUtil.concat` / `concatWs`,
-//! TR/data/binary/BinaryStringDataUtil.java; flink-formats.md §6.2, §11).
+//! TR/data/binary/BinaryStringDataUtil.java; docs/flink-semantics.md §6.2, §11).
 
 use std::sync::Arc;
 

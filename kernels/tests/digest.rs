@@ -268,7 +268,7 @@ fn algorithm_names_parse() {
 // ---- SHA2 width rules ----------------------------------------------------
 // StringCallGen.generateSha2 (PS/codegen/calls/StringCallGen.scala),
 // CodeGeneratorContext.addReusableSha2MessageDigest, BinaryStringDataUtil.hash;
-// observed on Flink 2.2.1 / 1.20.5 (flink-formats.md §6.1, §11).
+// observed on Flink 2.2.1 / 1.20.5 (docs/flink-semantics.md §6.1, §11).
 
 fn lit(w: Option<i32>) -> Scalar<Int32Array> {
     Scalar::new(Int32Array::from(vec![w]))

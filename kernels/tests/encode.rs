@@ -46,7 +46,7 @@ fn check_all(units: &[u16], expected: &[u8]) {
     }
 }
 
-/// The table of flink-formats.md §4.2, produced by running Flink's own
+/// The table of docs/flink-semantics.md §4.2, produced by running Flink's own
 /// `org.apache.flink.table.data.binary.StringUtf8Utils.encodeUTF8` (via
 /// `BinaryStringData.fromString(s).toBytes()`) and JDK 17
 /// `String.getBytes(UTF_8)`, which agree; §11 confirms the same on released
@@ -317,7 +317,7 @@ fn offset_overflow_detected() {
 
 /// Per row, not across rows: a high surrogate ending one row and a low one
 /// starting the next are two '?' (Flink encodes each value separately; see
-/// flink-formats.md §11 on CONCAT).
+/// docs/flink-semantics.md §11 on CONCAT).
 #[test]
 fn rows_are_encoded_independently() {
     let units = [0x61, 0xD83D, 0xDE00, 0x62];

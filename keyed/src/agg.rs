@@ -1,6 +1,6 @@
 //! Aggregate functions: specs and their resolution against the input schema.
-//! The accumulators live in [`agg_state`](crate::agg_state) (column-major,
-//! per slot), the per-batch loops in [`agg_update`](crate::agg_update).
+//! The accumulators live in `agg_state` (column-major,
+//! per slot), the per-batch loops in `agg_update`.
 //!
 //! Semantics follow Flink's built-in functions
 //! (`flink-table-planner/.../functions/aggfunctions/*` and

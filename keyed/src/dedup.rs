@@ -1,7 +1,7 @@
 //! Deduplication (`ROW_NUMBER() OVER (PARTITION BY key ORDER BY time) = 1`).
 //!
 //! Each variant follows its Flink function (`flink-table-runtime/.../operators/deduplicate/`,
-//! flink-formats.md §7.2), state TTL off; the input must be insert-only
+//! docs/flink-semantics.md §7.2), state TTL off; the input must be insert-only
 //! (`DeduplicateFunctionHelper.checkInsertOnly`):
 //!
 //! | keep / order | Flink function | emits |

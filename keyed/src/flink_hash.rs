@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn murmur_of_row_hash_matches_flink_vectors() {
-        // flink-formats.md §5.6 (Flink classes executed): hashCode → kg.
+        // docs/flink-semantics.md §5.6 (Flink classes executed): hashCode → kg.
         for (h, kg128, kg32768) in
             [(907821237, 69, 24261), (1465514398, 94, 11102), (-940380553, 92, 25820), (-1670924195, 11, -1)]
         {
@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn default_max_parallelism_table() {
-        // KeyGroupRangeAssignment.computeDefaultMaxParallelism, flink-formats.md §5.4.
+        // KeyGroupRangeAssignment.computeDefaultMaxParallelism, docs/flink-semantics.md §5.4.
         for (p, m) in
             [(1, 128), (85, 128), (86, 256), (171, 256), (172, 512), (5462, 16384), (10924, 32768), (100000, 32768)]
         {

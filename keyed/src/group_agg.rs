@@ -20,7 +20,7 @@
 //! a key is copied only when its group is created. The accumulators are
 //! column-major (one typed vector per aggregate, indexed by slot), so after
 //! one probe per row resolves the batch's slots, each aggregate is updated by
-//! one typed loop over the batch ([`agg_update`](crate::agg_update)) that
+//! one typed loop over the batch (`agg_update`) that
 //! appends the values before/after each row that the changelog emits. As
 //! aggregates are independent, every row sees exactly the values the
 //! row-at-a-time loop above sees, and the output is that loop's changelog,
@@ -197,7 +197,7 @@ impl GroupAggregate {
     /// one probe of borrowed key bytes; a pass over the row kinds decides
     /// each row's effect on its group's record count (new group, update,
     /// delete) and its output rows; then each aggregate runs one typed loop
-    /// over the rows ([`agg_update`](crate::agg_update)) writing straight
+    /// over the rows (`agg_update`) writing straight
     /// into its output column. Rows whose values did not change are dropped
     /// from the output afterwards (a no-op when COUNT(*) is among the
     /// aggregates, since every update changes it).

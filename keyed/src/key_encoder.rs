@@ -500,7 +500,7 @@ mod tests {
 
     #[test]
     fn rows_match_flink_worked_examples() {
-        // flink-formats.md §2.5 (real Flink output).
+        // docs/flink-semantics.md §2.5 (real Flink output).
         let s: ArrayRef = Arc::new(StringArray::from(vec!["hello", "", "hello world!"]));
         let enc = FlinkKeyEncoder::try_new(std::slice::from_ref(&s), &[0]).unwrap();
         let mut out = Vec::new();

@@ -4,7 +4,7 @@
 //! Flink plans it as `ProcTimeDeduplicateKeepLastRowFunction` with
 //! `generateInsert = true` on a changelog input, which runs
 //! `DeduplicateFunctionHelper.processLastRowOnChangelog`
-//! (`flink-table-runtime/.../operators/deduplicate/`; flink-formats.md §7.4),
+//! (`flink-table-runtime/.../operators/deduplicate/`; docs/flink-semantics.md §7.4),
 //! state TTL off:
 //! * `+I`/`+U`: no state → `+I cur`; a row equal to the stored one →
 //!   nothing; else `-U prev` (if `generate_update_before`) and `+U cur`;
@@ -116,7 +116,7 @@ impl ChangelogNormalize {
     /// Processes one upsert/changelog batch; returns rows of the input schema.
     ///
     /// # Errors
-    /// Schema or length mismatch, [`Error::StateBudgetExceeded`].
+    /// Schema or length mismatch, `Error::StateBudgetExceeded`.
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
         check_schema(&self.schema, batch)?;
         check_kinds_len(row_kinds, batch.num_rows())?;
@@ -217,7 +217,7 @@ impl ChangelogNormalize {
     /// Adds the keys of `bytes` in `range` to the state.
     ///
     /// # Errors
-    /// [`Error::CorruptSnapshot`] (state unchanged), a duplicate key, the budget.
+    /// `Error::CorruptSnapshot` (state unchanged), a duplicate key, the budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
         let mut staged: Vec<Entry> = Vec::new();
         let codec = &self.codec;

@@ -1,5 +1,5 @@
 //! Parity with real Flink: key bytes, `BinaryRowData.hashCode()`, key group
-//! and channel for the test vectors of flink-formats.md §5.6 (produced by
+//! and channel for the test vectors of docs/flink-semantics.md §5.6 (produced by
 //! executing Flink's own `BinaryRowWriter`, `MurmurHashUtils`, `MathUtils`
 //! and `KeyGroupRangeAssignment`).
 
@@ -95,7 +95,7 @@ fn vectors() -> Vec<Vector> {
             kg32768: Some(4955),
         },
         // Non-compact types go through sluice-transpose's key writer
-        // (projection NULL layout: reserved zero bytes, flink-formats.md §11).
+        // (projection NULL layout: reserved zero bytes, docs/flink-semantics.md §11).
         Vector {
             name: "DECIMAL(20,2) -123.45",
             columns: vec![Arc::new(Decimal128Array::from(vec![-12345i128]).with_precision_and_scale(20, 2).unwrap())],
@@ -183,7 +183,7 @@ fn empty_key_matches_flink() {
 
 #[test]
 fn int_42_example_lands_on_subtask_2() {
-    // flink-formats.md §5.6: INT 42 at maxP 128 and parallelism 4 goes to subtask 2.
+    // docs/flink-semantics.md §5.6: INT 42 at maxP 128 and parallelism 4 goes to subtask 2.
     let batch = batch_of(vec![Arc::new(Int32Array::from(vec![42]))]);
     let mut ex = KeyedExchange::new(vec![0], 128, 4).unwrap();
     let parts = ex.split(&batch).unwrap();

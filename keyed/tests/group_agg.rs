@@ -370,7 +370,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Flink's contract, case by case (flink-formats.md §7.1; GroupAggFunction).
+// Flink's contract, case by case (docs/flink-semantics.md §7.1; GroupAggFunction).
 // ---------------------------------------------------------------------------
 
 fn r(k: i64, v: Option<i64>) -> In {

@@ -1,5 +1,5 @@
 //! Key encoding: some columns of one row as a `BinaryRowData`, exactly as
-//! Flink's generated key projections build SQL keys (flink-formats.md §5.5,
+//! Flink's generated key projections build SQL keys (docs/flink-semantics.md §5.5,
 //! §11): [`NullLayout::Projection`], RowKind `+I` (0).
 
 use arrow_array::RecordBatch;
@@ -32,7 +32,7 @@ use crate::exit::{write_row, Acc, NullLayout};
 /// let bound = keys.bind(&batch).unwrap();
 /// let mut buf = Vec::new();
 /// bound.encode(0, &mut buf).unwrap();
-/// // INT 42 as Flink writes it (flink-formats.md §2.5)
+/// // INT 42 as Flink writes it (docs/flink-semantics.md §2.5)
 /// assert_eq!(buf, [0, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0]);
 /// ```
 #[derive(Debug, Clone)]

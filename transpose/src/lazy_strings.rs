@@ -1,7 +1,7 @@
 //! Lazy Java strings: VARCHAR columns delivered as UTF-16.
 //!
 //! A Flink row whose string fields are still `java.lang.String`s (a
-//! `BinaryStringData` not yet materialised, `flink-formats.md` §4.1) has no
+//! `BinaryStringData` not yet materialised, `docs/flink-semantics.md` §4.1) has no
 //! UTF-8 bytes to read. A JNI caller holding such rows hands those columns
 //! over as Java chars instead — all values' UTF-16 code units back to back,
 //! `n + 1` i64 offsets (in units) and a validity mask — and the entry

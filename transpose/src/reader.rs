@@ -144,7 +144,7 @@ pub(crate) fn le_at<const N: usize>(base: &[u8], pos: usize) -> Result<[u8; N], 
 ///
 /// ```
 /// use sluice_transpose::reader::BinaryRow;
-/// // INT 42 (Flink output, flink-formats.md §2.5)
+/// // INT 42 (Flink output, docs/flink-semantics.md §2.5)
 /// let bytes = [0u8, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0];
 /// let row = BinaryRow::new(&bytes, 1).unwrap();
 /// assert_eq!(row.get_i32(0).unwrap(), 42);

@@ -428,7 +428,7 @@ fn nan_payload_kept_in_rows_canonical_in_arrays() {
 
 #[test]
 fn worked_rows_from_the_reference() {
-    // flink-formats.md §2.5, real Flink output.
+    // docs/flink-semantics.md §2.5, real Flink output.
     let cases: &[(&str, &str)] = &[
         ("ROW<`a` VARCHAR(2147483647)>", "000000000000000068656c6c6f000085"),
         ("ROW<`a` VARCHAR(2147483647)>", "00000000000000000c0000001000000068656c6c6f20776f726c642100000000"),

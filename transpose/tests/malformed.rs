@@ -120,7 +120,7 @@ fn bad_row_bounds() {
     assert!(matches!(c.rows_to_batch_segments(&segs, &addr), Err(Error::InvalidArgument(_))));
 }
 
-/// ROW<ARRAY<INT>> with [1, NULL, 3] (flink-formats.md §2.5).
+/// ROW<ARRAY<INT>> with [1, NULL, 3] (docs/flink-semantics.md §2.5).
 fn array_row() -> Vec<u8> {
     let mut r = vec![0u8; 8];
     r.extend_from_slice(&((16u64 << 32) | 24).to_le_bytes());
@@ -195,7 +195,7 @@ fn bad_map_header() {
     }
 }
 
-/// ROW<ROW<INT, STRING>> with (1, 'x') (flink-formats.md §2.5).
+/// ROW<ROW<INT, STRING>> with (1, 'x') (docs/flink-semantics.md §2.5).
 fn nested_row() -> Vec<u8> {
     let mut r = vec![0u8; 8];
     r.extend_from_slice(&((16u64 << 32) | 24).to_le_bytes());

@@ -26,7 +26,7 @@ pub enum Operator {
     Dedup(Deduplicate),
 }
 
-/// A keyed operator created from a spec string (see [`spec`](crate::keyed::spec)),
+/// A keyed operator created from a spec string (see [`spec`]),
 /// with the schemas a foreign caller needs and Flink-key-group snapshots.
 ///
 /// This is the layer every binding calls: everything here takes and

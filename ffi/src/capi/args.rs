@@ -20,7 +20,9 @@ use arrow_schema::{DataType, Field};
 use sluice_engine::flink_type::{int_input_type, is_nullable, string_input_type};
 use sluice_engine::function::Func;
 
-use crate::capi::arrow_c::{import, import_bytes, import_copied_strings, read_field, take_array, take_optional_array, OutSlot};
+use crate::capi::arrow_c::{
+    import, import_bytes, import_copied_strings, read_field, take_array, take_optional_array, OutSlot,
+};
 use crate::capi::error::{FfiError, FfiResult};
 
 /// One imported argument: its values, its schema field and whether the

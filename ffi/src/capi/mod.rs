@@ -4,7 +4,7 @@
 //! the one mapping of engine errors to codes), `panic` (the boundary
 //! macros), [`arrow_c`] (taking and giving C Data Interface structs),
 //! [`args`] (the one argument importer and offsets validator). Then one
-//! module per function family: [`buffer`], [`concat`], [`digest`],
+//! module per function family: [`buffer`], [`concat`](mod@concat), [`digest`],
 //! [`encode`], [`key_groups`], [`keyed_operator`], [`row_converter`],
 //! [`rows`], [`search`], [`version`]. Each entry point checks and imports its
 //! C arguments and calls `sluice-engine` (or, for the row and key-group

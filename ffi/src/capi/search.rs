@@ -134,9 +134,8 @@ unsafe fn escape_str<'a>(escape: *const c_char) -> FfiResult<Option<&'a str>> {
     }
     // SAFETY: non-NULL, NUL-terminated per the contract.
     let bytes = unsafe { CStr::from_ptr(escape) }.to_bytes();
-    let s = std::str::from_utf8(bytes).map_err(|_| {
-        FfiError::new(sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8")
-    })?;
+    let s = std::str::from_utf8(bytes)
+        .map_err(|_| FfiError::new(sluice_status::SLUICE_ERR_INVALID_UTF8, "escape is not valid UTF-8"))?;
     Ok(Some(s))
 }
 

@@ -10,7 +10,7 @@
 //!   carrying the native message and the C ABI's status code
 //!   ([`crate::capi::error::sluice_status`]); the native method then returns a
 //!   default value (0 / null) that the Java side never uses;
-//! * no panic reaches the JVM: each entry point runs inside [`jni_boundary!`],
+//! * no panic reaches the JVM: each entry point runs inside `jni_boundary!`,
 //!   which catches it and throws a `SluiceException` with
 //!   `SLUICE_ERR_PANIC` instead;
 //! * native objects behind a Java handle are `Box`es whose address travels as

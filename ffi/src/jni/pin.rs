@@ -4,8 +4,8 @@
 //! While an array is pinned the JVM may not move it (and may hold off the
 //! garbage collector), so the guard's rules are the JNI critical-region
 //! rules: only other `Get*Critical` calls may happen until every array is
-//! released, which [`Pinned`]'s `Drop` does (also when the caller panics).
-//! The pinned elements are reachable only through [`Pinned::slices`],
+//! released, which `Pinned`'s `Drop` does (also when the caller panics).
+//! The pinned elements are reachable only through `Pinned::slices`,
 //! whose slices borrow the guard: no slice can outlive the release.
 
 use std::ffi::c_void;

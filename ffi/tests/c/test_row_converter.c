@@ -55,7 +55,7 @@ static void test_row_converter_matches_one_shot(void) {
     CHECK(d1.len == 0 || memcmp(d1.ptr, d2.ptr, (size_t)d1.len) == 0, "round %d row bytes differ", round);
     CHECK(memcmp(o1.ptr, o2.ptr, (size_t)o1.len) == 0, "round %d offsets differ", round);
     const int64_t *o = (const int64_t *)o1.ptr;
-    /* flink-formats.md 2.5: row 0 is 40 bytes, row 1 (STRING NULL) 24. */
+    /* docs/flink-semantics.md 2.5: row 0 is 40 bytes, row 1 (STRING NULL) 24. */
     if (n >= 2) CHECK(o[1] == 40 && o[2] == 64, "row spans %lld %lld", (long long)o[1], (long long)o[2]);
 
     struct ArrowArray out;

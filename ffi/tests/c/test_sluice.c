@@ -219,7 +219,7 @@ static void test_sha2_width_column(void) {
   CHECK(released == 2, "released %d", released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   /* NULL width -> NULL; width 1 -> SHA-1 (JDK "SHA-1"); invalid width 7
-   * meets a NULL input -> NULL (Flink, flink-formats.md section 11). */
+   * meets a NULL input -> NULL (Flink, docs/flink-semantics.md section 11). */
   static const char *const want[] = {SHA224_ABC, SHA512_ABC, NULL, SHA1_ABC, NULL};
   expect_strings(&out, &out_schema, want, 5, "VARCHAR(128)");
 }
@@ -634,7 +634,7 @@ static void test_utf16_to_utf8(void) {
   struct ArrowSchema out_schema;
   int32_t rc = sluice_utf16_to_utf8(units, offsets, validity, 6, &out, &out_schema);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  /* Flink/JDK: an unpaired surrogate encodes as '?' (flink-formats.md 11). */
+  /* Flink/JDK: an unpaired surrogate encodes as '?' (docs/flink-semantics.md 11). */
   static const char *const want[] = {"h\xc3\xa9", "", NULL, "?a", "\xf0\x9f\x98\x80", "\xe0\xa0\x80"};
   expect_strings(&out, &out_schema, want, 6, "VARCHAR(2147483647)");
 }
@@ -809,7 +809,7 @@ static void test_rows_round_trip(void) {
   }
   CHECK(offsets.len == 3 * 8, "offsets len %lld", (long long)offsets.len);
   const int64_t *o = (const int64_t *)offsets.ptr;
-  /* Row 0 (flink-formats.md 2.5): 8-byte header + null bits, INT slot 8,
+  /* Row 0 (docs/flink-semantics.md 2.5): 8-byte header + null bits, INT slot 8,
    * STRING slot 8, then 12 bytes of "hello world!" padded to 16 = 40;
    * row 1 (STRING NULL): 24. */
   CHECK(o[0] == 0 && o[1] == 40 && o[2] == 64, "row 0 spans %lld..%lld", (long long)o[0], (long long)o[1]);
@@ -927,7 +927,7 @@ static void test_key_groups_arguments(void) {
   schema.release(&schema);
 }
 
-/* Key groups against Flink's own output (flink-formats.md section 5.6:
+/* Key groups against Flink's own output (docs/flink-semantics.md section 5.6:
  * KeyGroupRangeAssignment run on BinaryRowData keys). */
 static void test_key_groups_flink_vectors(void) {
   static const char *const names[] = {"i", "s"};

@@ -15,7 +15,7 @@ pub(super) const SLACK: usize = 64;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NullFill {
     /// `SkipNulls` for short rows; `BranchFree` for long ones when the
-    /// values buffer holds every row (see [`NullFill::resolve`]).
+    /// values buffer holds every row (see `NullFill::resolve`).
     #[default]
     Auto,
     /// A branch per row; only the valid rows are copied.
@@ -29,7 +29,7 @@ pub enum NullFill {
     ValidOnly,
     /// One pass over the valid rows only, found by walking the set bits of
     /// the validity; each valid row also writes its end offset ahead over
-    /// the next [`OFFSETS_SLACK`] rows, which is every NULL row's offset
+    /// the next `OFFSETS_SLACK` rows, which is every NULL row's offset
     /// unless a longer run of NULLs follows (then a short loop fills it).
     SkipNulls,
 }

@@ -3,7 +3,7 @@
 //!
 //! Flink semantics (`TR/data/binary/BinaryStringDataUtil.java` `concat` /
 //! `concatWs`, called from `PS/codegen/calls/StringCallGen.scala`; confirmed on
-//! real Flink 2.2.1 and 1.20.5, flink-formats.md §6.2 and §11):
+//! real Flink 2.2.1 and 1.20.5, docs/flink-semantics.md §6.2 and §11):
 //!
 //! - `CONCAT(a, b, …)`: **any NULL argument gives NULL**; otherwise the UTF-8
 //!   bytes are concatenated as stored (no decoding).
@@ -13,7 +13,7 @@
 //!
 //! Every argument is a [`Datum`]: an array or a one-row scalar, in any mix,
 //! of type `Utf8`, `LargeUtf8` or `Utf8View`. If every argument is a scalar
-//! the result has one row. [`concat`] and [`concat_ws`] build `Utf8`;
+//! the result has one row. [`concat`](fn@concat) and [`concat_ws`] build `Utf8`;
 //! [`concat_large`] and [`concat_ws_large`] build `LargeUtf8`.
 //!
 //! ```
@@ -84,7 +84,7 @@ pub fn concat(args: &[&dyn Datum]) -> Result<StringArray> {
 ///
 /// # Errors
 ///
-/// As [`concat`], except for the `i32` limit.
+/// As [`concat`](fn@concat), except for the `i32` limit.
 pub fn concat_large(args: &[&dyn Datum]) -> Result<LargeStringArray> {
     concat_impl::<i64>(args, NullFill::Auto)
 }
@@ -94,7 +94,7 @@ pub fn concat_large(args: &[&dyn Datum]) -> Result<LargeStringArray> {
 ///
 /// # Errors
 ///
-/// As [`concat`] (zero `args` is allowed).
+/// As [`concat`](fn@concat) (zero `args` is allowed).
 pub fn concat_ws(sep: &dyn Datum, args: &[&dyn Datum]) -> Result<StringArray> {
     concat_ws_impl::<i32>(sep, args)
 }
@@ -643,7 +643,7 @@ pub fn check_capacity(total: usize, large: bool) -> Result<()> {
     }
 }
 
-/// [`concat`] and [`concat_large`] with the NULL-row strategy forced, for
+/// [`concat`](fn@concat) and [`concat_large`] with the NULL-row strategy forced, for
 /// tests, benches and fuzzing. Not part of the stable API.
 #[cfg(feature = "public_imp")]
 pub mod forced {

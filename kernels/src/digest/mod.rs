@@ -5,7 +5,7 @@
 //! raw) and render the digest with `EncodingUtils.hex`, lowercase:
 //! `BinaryStringDataUtil.hash(str, md)` = `EncodingUtils.hex(md.digest(str.toBytes()))`
 //! (`TR/data/binary/BinaryStringDataUtil.java`, `TC/utils/EncodingUtils.java`).
-//! A NULL input gives NULL. See [`sha2`] for the width rules.
+//! A NULL input gives NULL. See [`sha2`](fn@sha2) for the width rules.
 //!
 //! # Performance
 //!
@@ -64,47 +64,47 @@ pub fn md5(input: &dyn Datum) -> Result<ArrayRef> {
     unary(input, DigestAlgorithm::Md5)
 }
 
-/// `SHA1(s)`; see [`md5`].
+/// `SHA1(s)`; see [`md5`](fn@md5).
 ///
 /// # Errors
 ///
-/// As [`md5`].
+/// As [`md5`](fn@md5).
 pub fn sha1(input: &dyn Datum) -> Result<ArrayRef> {
     unary(input, DigestAlgorithm::Sha1)
 }
 
-/// `SHA224(s)`; see [`md5`].
+/// `SHA224(s)`; see [`md5`](fn@md5).
 ///
 /// # Errors
 ///
-/// As [`md5`].
+/// As [`md5`](fn@md5).
 pub fn sha224(input: &dyn Datum) -> Result<ArrayRef> {
     unary(input, DigestAlgorithm::Sha224)
 }
 
-/// `SHA256(s)`; see [`md5`].
+/// `SHA256(s)`; see [`md5`](fn@md5).
 ///
 /// # Errors
 ///
-/// As [`md5`].
+/// As [`md5`](fn@md5).
 pub fn sha256(input: &dyn Datum) -> Result<ArrayRef> {
     unary(input, DigestAlgorithm::Sha256)
 }
 
-/// `SHA384(s)`; see [`md5`].
+/// `SHA384(s)`; see [`md5`](fn@md5).
 ///
 /// # Errors
 ///
-/// As [`md5`].
+/// As [`md5`](fn@md5).
 pub fn sha384(input: &dyn Datum) -> Result<ArrayRef> {
     unary(input, DigestAlgorithm::Sha384)
 }
 
-/// `SHA512(s)`; see [`md5`].
+/// `SHA512(s)`; see [`md5`](fn@md5).
 ///
 /// # Errors
 ///
-/// As [`md5`].
+/// As [`md5`](fn@md5).
 pub fn sha512(input: &dyn Datum) -> Result<ArrayRef> {
     unary(input, DigestAlgorithm::Sha512)
 }
@@ -129,9 +129,9 @@ pub fn sha512(input: &dyn Datum) -> Result<ArrayRef> {
 ///
 /// # Errors
 ///
-/// The Flink errors above; [`Error::InvalidArgument`] for a wrong input or
+/// The Flink errors above; [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a wrong input or
 /// width type, mismatched lengths or a scalar datum that is not one row;
-/// [`Error::OffsetOverflow`] past `i32::MAX` output bytes.
+/// [`Error::OffsetOverflow`](crate::Error::OffsetOverflow) past `i32::MAX` output bytes.
 ///
 /// ```
 /// use arrow_array::{Int32Array, Scalar, StringArray, cast::AsArray};

@@ -14,7 +14,7 @@
 //!   `SHA-256`, `SHA-384` and `SHA-512`; any other width with a non-NULL input
 //!   fails the task with the JDK's `SHA-<w> MessageDigest not available`.
 //!
-//! Both were confirmed on real Flink 2.2.1 and 1.20.5 (flink-formats.md §11).
+//! Both were confirmed on real Flink 2.2.1 and 1.20.5 (docs/flink-semantics.md §11).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;

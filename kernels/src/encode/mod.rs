@@ -101,7 +101,7 @@ fn append_with(kernel: Option<EncodeFn>, units: &[u16], out: &mut Vec<u8>) {
     }
 }
 
-/// Entry points with the dispatch forced to one [`Level`] and the batch
+/// Entry points with the dispatch forced to one `Level` and the batch
 /// sizing strategy chosen, for tests, benches and fuzzing. Not part of the
 /// stable API. Each returns `Error::InvalidArgument` when the level is not
 /// available on this build/CPU.

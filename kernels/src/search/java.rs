@@ -192,7 +192,7 @@ fn patch_strings(
     Ok(out.finish(nulls.finish()))
 }
 
-/// [`replace`] on Java Strings: see the [module docs](self).
+/// [`replace`] on Java Strings: see the module docs.
 ///
 /// # Errors
 /// As [`replace`]; an offsets count that does not match the rows.
@@ -215,7 +215,7 @@ pub fn replace_java(s: JavaStr<'_>, old: JavaStr<'_>, new: JavaStr<'_>) -> Resul
 }
 
 /// [`split_index`] on Java Strings (`sep` a string or an `Int32` code, as
-/// there): see the [module docs](self).
+/// there): see the module docs.
 ///
 /// # Errors
 /// As [`split_index`]; an offsets count that does not match the rows.
@@ -256,9 +256,9 @@ pub fn split_index_java(s: JavaStr<'_>, sep: JavaStr<'_>, idx: &dyn Datum) -> Re
     })
 }
 
-/// [`like_with_escape`] on Java Strings: see the [module docs](self). A
+/// [`like_with_escape`] on Java Strings: see the module docs. A
 /// scalar pattern follows the literal path Flink picks for it
-/// ([`LiteralPath`]), an array pattern the regex on the Java Strings.
+/// (`LiteralPath`), an array pattern the regex on the Java Strings.
 ///
 /// # Errors
 /// As [`like_with_escape`] (an invalid escape is decided without looking

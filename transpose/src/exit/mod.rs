@@ -20,7 +20,7 @@ pub(crate) use write::write_row;
 
 /// How a NULL non-compact DECIMAL (p > 18) or TIMESTAMP / TIMESTAMP_LTZ
 /// (p > 3) is laid out in a row's fixed part. Flink has two writers that
-/// disagree (flink-formats.md §2.4, §11).
+/// disagree (docs/flink-semantics.md §2.4, §11).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum NullLayout {
     /// `RowDataSerializer.toBinaryRow`: `setNullAt(i)`, slot 0, no bytes

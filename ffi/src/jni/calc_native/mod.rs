@@ -7,8 +7,8 @@
 //! returned `RowBlock`.
 //!
 //! This module holds the handle and the row path; its children, which
-//! depend only on it, hold the other two input paths: [`utf16`]
-//! (`processUtf16`, `encodeCacheStats`) and [`columns`] (`columnKinds`,
+//! depend only on it, hold the other two input paths: `utf16`
+//! (`processUtf16`, `encodeCacheStats`) and `columns` (`columnKinds`,
 //! `processColumns`).
 
 mod columns;
