@@ -14,7 +14,8 @@ import org.apache.flink.util.Collector;
 /**
  * Registers the Nexmark tables {@code person}, {@code auction}, {@code bid} (Nexmark's column
  * names and types, {@code dateTime TIMESTAMP(3)} the rowtime with Nexmark's watermark
- * {@code dateTime - INTERVAL '4' SECOND}) and {@code side_input} (q13's 10,000 keys) over a
+ * {@code dateTime - INTERVAL '4' SECOND}) and {@code side_input} (q13's 10,000 keys), and q12's
+ * {@code bid_p} (bid with a * processing-time column) over a
  * bounded {@link NexmarkGenerator} run of {@code events} events.
  *
  * <p>Each table's source runs at parallelism 1 over the event numbers in order (so event time
@@ -26,8 +27,8 @@ final class NexmarkTables {
     private NexmarkTables() {}
 
     private static final String[] PERSON = {"id", "name", "emailAddress", "creditCard", "city", "state", "ts", "extra"};
-    private static final String[] AUCTION = {"id", "itemName", "description", "initialBid", "reserve", "ts", "expiresTs",
-        "seller", "category", "extra"};
+    private static final String[] AUCTION = {"id", "itemName", "description", "initialBid", "reserve", "ts",
+        "expiresTs", "seller", "category", "extra"};
     private static final String[] BID = {"auction", "bidder", "price", "channel", "url", "ts", "extra"};
 
     static void register(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, NexmarkGenerator gen,
@@ -36,12 +37,13 @@ final class NexmarkTables {
         TypeInformation<?> l = Types.LONG;
         TypeInformation<?> s = Types.STRING;
         table(env, tEnv, "person", gen, events, 0, new RowTypeInfo(new TypeInformation<?>[] {l, s, s, s, s, s, l, s},
-                PERSON), "id, name, emailAddress, creditCard, city, state, dateTime, extra");
+                PERSON), "id, name, emailAddress, creditCard, city, state, `dateTime`, extra");
         table(env, tEnv, "auction", gen, events, 1, new RowTypeInfo(new TypeInformation<?>[] {l, s, s, l, l, l, l, l,
-            l, s}, AUCTION), "id, itemName, description, initialBid, reserve, dateTime, "
+            l, s}, AUCTION), "id, itemName, description, initialBid, reserve, `dateTime`, "
                 + "CAST(TO_TIMESTAMP_LTZ(expiresTs, 3) AS TIMESTAMP(3)) AS expires, seller, category, extra");
         table(env, tEnv, "bid", gen, events, 2, new RowTypeInfo(new TypeInformation<?>[] {l, l, l, s, s, l, s}, BID),
-                "auction, bidder, price, channel, url, dateTime, extra");
+                "auction, bidder, price, channel, url, `dateTime`, extra");
+        tEnv.executeSql("CREATE TEMPORARY VIEW bid_p AS SELECT *, PROCTIME() AS p_time FROM bid");
         DataStream<Row> side = env.fromSequence(0, 9_999).map(k -> Row.of(k, Long.toString(k)))
                 .returns(new RowTypeInfo(new TypeInformation<?>[] {l, s}, new String[] {"key", "value"}))
                 .setParallelism(1);
@@ -55,7 +57,7 @@ final class NexmarkTables {
         Schema schema = Schema.newBuilder().fromRowDataType(tEnv.fromDataStream(rows).getResolvedSchema()
                 .toPhysicalRowDataType())
                 .columnByExpression("dateTime", "CAST(TO_TIMESTAMP_LTZ(ts, 3) AS TIMESTAMP(3))")
-                .watermark("dateTime", "dateTime - INTERVAL '4' SECOND").build();
+                .watermark("dateTime", "`dateTime` - INTERVAL '4' SECOND").build();
         tEnv.createTemporaryView(name + "_events", tEnv.fromDataStream(rows, schema));
         tEnv.executeSql("CREATE TEMPORARY VIEW " + name + " AS SELECT " + select + " FROM " + name + "_events");
     }
