@@ -1,0 +1,61 @@
+package io.sluice.flink.nexmark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The CI-sized Nexmark run: every query of {@link NexmarkQueries#ALL} on 20,000 events at
+ * parallelism 1, stock Flink and with sluice installed; the materialized results must be equal
+ * (q9 and q12, see {@link NexmarkQueries#comparable}, are run on both but only checked to finish). The event-time
+ * rate is 500 events/s, so the 40 s of event time span several tumbling, hopping and session
+ * windows.
+ */
+@Tag("nexmark")
+class NexmarkParityTest {
+    private static final long EVENTS = 20_000;
+    private static final NexmarkGenerator GEN = new NexmarkGenerator(42, 500);
+
+    static Stream<String> queries() {
+        return NexmarkQueries.ALL.keySet().stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("queries")
+    void stockAndInstalledAgree(String q) throws Exception {
+        String sql = NexmarkQueries.ALL.get(q);
+        NexmarkRun.Result stock = NexmarkRun.run(sql, false, GEN, EVENTS, 1);
+        NexmarkRun.Result installed = NexmarkRun.run(sql, true, GEN, EVENTS, 1);
+        if (!NexmarkQueries.comparable(q)) {
+            return;
+        }
+        assertTrue(stock.digest().changes() > 0, () -> q + " produced no rows");
+        assertTrue(stock.digest().sameResult(installed.digest()), () -> q + ": stock " + stock.digest()
+                + " vs installed " + installed.digest() + "\n" + installed.explain().text());
+    }
+
+    /** The generator's model: proportions, id spacing and determinism. */
+    @org.junit.jupiter.api.Test
+    void generatorFollowsTheModel() {
+        int[] kinds = new int[3];
+        for (long n = 0; n < 5000; n++) {
+            kinds[NexmarkGenerator.kind(n)]++;
+        }
+        assertEquals(100, kinds[0]);
+        assertEquals(300, kinds[1]);
+        assertEquals(4600, kinds[2]);
+        assertEquals(1000L, GEN.person(0).getField(0));
+        assertEquals(1001L, GEN.person(50).getField(0));
+        assertEquals(1000L, GEN.auction(1).getField(0));
+        assertEquals(1003L, GEN.auction(51).getField(0));
+        assertEquals(GEN.bid(777), new NexmarkGenerator(42, 500).bid(777));
+        long category = (Long) GEN.auction(2).getField(8);
+        assertTrue(category >= 10 && category < 15);
+        assertEquals(NexmarkGenerator.BASE_TIME_MS + 10, GEN.timestamp(5));
+    }
+}
