@@ -68,7 +68,7 @@ public final class BudgetedKeyedOperator extends SluiceKeyedOperator {
     }
 
     @Override
-    public void endInput() {
+    public void endInput() throws Exception {
         try {
             super.endInput();
         } catch (SluiceException e) {
