@@ -88,6 +88,7 @@ fn agg_name(k: AggKind) -> &'static str {
     match k {
         AggKind::CountStar | AggKind::Count => "count",
         AggKind::Sum => "sum",
+        AggKind::Sum0 => "sum0",
         AggKind::Min => "min",
         AggKind::Max => "max",
         AggKind::Avg => "avg",
