@@ -36,6 +36,7 @@ pub mod exchange;
 pub mod flink_hash;
 pub mod group_agg;
 pub mod key_encoder;
+mod keyed_rows;
 pub mod normalize;
 mod payload;
 pub mod row_kind;
