@@ -26,10 +26,6 @@
 //! arrow-row, decoded once per batch on emission.
 
 pub mod agg;
-mod agg_drive;
-mod agg_output;
-mod agg_state;
-mod agg_update;
 pub mod dedup;
 pub mod error;
 pub mod exchange;
