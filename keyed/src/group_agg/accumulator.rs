@@ -37,7 +37,7 @@ use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 
-use super::drive::{OutBuf, Plan, Prim};
+use super::drive::{OutBuf, Pass, Prim};
 use super::output::finish_column;
 use super::{count, current, history, multiset, sum};
 use crate::agg::{AggKind, OrdF64, Resolved, VType};
@@ -47,7 +47,10 @@ use crate::snapshot::{Reader, Writer};
 /// Heap bytes charged per stored multiset / history entry (node share).
 pub(crate) const ENTRY: usize = 32;
 
-/// The state of one aggregate for every group slot of a GROUP BY.
+/// The state of one aggregate for every group slot of a GROUP BY, as the
+/// operator drives it (object-safe: the operator holds one boxed per
+/// aggregate call). Implemented once, by [`Groups`], over the
+/// [`Accumulator`] of each aggregate.
 ///
 /// Slots are dense indices handed out by the operator: a new group appends
 /// one ([`push_group`](Self::push_group)), a freed slot is emptied by the
@@ -68,25 +71,14 @@ pub(crate) trait GroupsAccumulator: Send + Sync {
     ///
     /// # Errors
     /// An input column missing or of another type than at construction.
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize>;
-
-    /// The value type of the output column.
-    fn output_type(&self) -> VType;
+    fn update_batch(&mut self, input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize>;
 
     /// Emit: the first `len` values [`update_batch`](Self::update_batch)
     /// appended to `out`, as the aggregate's output column.
     ///
     /// # Errors
     /// String values over the i32 offset range.
-    fn evaluate(&self, out: &mut OutBuf, len: usize) -> Result<ArrayRef> {
-        finish_column(out, len, self.output_type())
-    }
+    fn evaluate(&self, out: &mut OutBuf, len: usize) -> Result<ArrayRef>;
 
     /// State, encode: writes slot `slot` in the snapshot format (module
     /// docs); a slot out of range writes the empty accumulator.
@@ -101,14 +93,102 @@ pub(crate) trait GroupsAccumulator: Send + Sync {
     fn slot_bytes(&self) -> usize;
 
     /// Size: heap bytes owned by slot `slot` (an estimate, see [`ENTRY`]).
-    fn heap_size(&self, _slot: usize) -> usize {
-        0
-    }
+    fn heap_size(&self, slot: usize) -> usize;
 
     /// Whether the accumulators own heap memory that changes with the
     /// values (strings, multisets, histories).
+    fn has_heap(&self) -> bool;
+}
+
+/// One aggregate function: the state a group keeps and how the rows of a
+/// batch change the states of their groups. [`Groups`] turns it into a
+/// [`GroupsAccumulator`].
+pub(crate) trait Accumulator: Send + Sync + 'static {
+    /// One group's state.
+    type State: Send + Sync;
+    /// Whether a state owns heap memory that changes with the values.
+    const HAS_HEAP: bool = false;
+
+    /// The state of a group without values.
+    fn empty(&self) -> Self::State;
+
+    /// The value type of the output column.
+    fn output_type(&self) -> VType;
+
+    /// [`GroupsAccumulator::update_batch`] over the states of all slots.
+    ///
+    /// # Errors
+    /// An input column missing or of another type than at construction.
+    fn update_batch(&self, states: &mut [Self::State], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize>;
+
+    /// Writes a state in the snapshot format, tag first.
+    fn write(&self, s: &Self::State, w: &mut Writer);
+
+    /// Reads a state of the snapshot format, tag first.
+    ///
+    /// # Errors
+    /// [`Error::CorruptSnapshot`] for a truncated state or one of another shape.
+    fn read(&self, r: &mut Reader<'_>) -> Result<Self::State>;
+
+    /// Heap bytes a state owns (an estimate, see [`ENTRY`]).
+    fn heap(_s: &Self::State) -> usize {
+        0
+    }
+}
+
+/// An [`Accumulator`]'s states, one per group slot.
+pub(crate) struct Groups<A: Accumulator> {
+    acc: A,
+    states: Vec<A::State>,
+}
+
+impl<A: Accumulator> Groups<A> {
+    fn boxed(acc: A) -> Box<dyn GroupsAccumulator> {
+        Box::new(Groups { acc, states: Vec::new() })
+    }
+}
+
+impl<A: Accumulator> GroupsAccumulator for Groups<A> {
+    fn push_group(&mut self) {
+        self.states.push(self.acc.empty());
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.states.truncate(len);
+    }
+
+    #[inline]
+    fn update_batch(&mut self, input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
+        self.acc.update_batch(&mut self.states, input, pass)
+    }
+
+    fn evaluate(&self, out: &mut OutBuf, len: usize) -> Result<ArrayRef> {
+        finish_column(out, len, self.acc.output_type())
+    }
+
+    fn write_state(&self, slot: usize, w: &mut Writer) {
+        match self.states.get(slot) {
+            Some(s) => self.acc.write(s, w),
+            None => self.acc.write(&self.acc.empty(), w),
+        }
+    }
+
+    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+        let s = self.acc.read(r)?;
+        *self.states.get_mut(slot).ok_or_else(|| invalid_arg("restore: accumulator slot missing"))? = s;
+        Ok(())
+    }
+
+    fn slot_bytes(&self) -> usize {
+        std::mem::size_of::<A::State>()
+    }
+
+    fn heap_size(&self, slot: usize) -> usize {
+        self.states.get(slot).map_or(0, A::heap)
+    }
+
     fn has_heap(&self) -> bool {
-        false
+        A::HAS_HEAP
     }
 }
 
@@ -116,22 +196,22 @@ pub(crate) trait GroupsAccumulator: Send + Sync {
 /// accumulators for MIN/MAX/FIRST/LAST.
 pub(crate) fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
     match (r.kind, r.vtype) {
-        (AggKind::CountStar | AggKind::Count, _) => Box::new(count::Count::new(r.kind)),
-        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Box::new(sum::SumF64::new(r.kind)),
-        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Box::new(sum::SumI64::new(r.kind)),
+        (AggKind::CountStar | AggKind::Count, _) => Groups::boxed(count::Count::new(r.kind)),
+        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Groups::boxed(sum::SumF64::new(r.kind)),
+        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Groups::boxed(sum::SumI64::new(r.kind)),
         (AggKind::Min | AggKind::Max, t) if retractable => match t {
-            VType::I64 => Box::new(multiset::Multiset::<i64>::new(r.kind)),
-            VType::F64 => Box::new(multiset::Multiset::<f64>::new(r.kind)),
-            VType::Str => Box::new(multiset::MultisetStr::new(r.kind)),
+            VType::I64 => Groups::boxed(multiset::Multiset::<i64>::new(r.kind)),
+            VType::F64 => Groups::boxed(multiset::Multiset::<f64>::new(r.kind)),
+            VType::Str => Groups::boxed(multiset::MultisetStr::new(r.kind)),
         },
         (_, t) if retractable => match t {
-            VType::I64 => Box::new(history::History::<i64>::new(r.kind)),
-            VType::F64 => Box::new(history::History::<f64>::new(r.kind)),
-            VType::Str => Box::new(history::HistoryStr::new(r.kind)),
+            VType::I64 => Groups::boxed(history::History::<i64>::new(r.kind)),
+            VType::F64 => Groups::boxed(history::History::<f64>::new(r.kind)),
+            VType::Str => Groups::boxed(history::HistoryStr::new(r.kind)),
         },
-        (_, VType::I64) => Box::new(current::Current::<i64>::new(r.kind)),
-        (_, VType::F64) => Box::new(current::Current::<f64>::new(r.kind)),
-        (_, VType::Str) => Box::new(current::CurrentStr::new(r.kind)),
+        (_, VType::I64) => Groups::boxed(current::Current::<i64>::new(r.kind)),
+        (_, VType::F64) => Groups::boxed(current::Current::<f64>::new(r.kind)),
+        (_, VType::Str) => Groups::boxed(current::CurrentStr::new(r.kind)),
     }
 }
 
@@ -301,14 +381,4 @@ pub(crate) fn expect_tag(r: &mut Reader<'_>, want: u8) -> Result<()> {
     } else {
         r.corrupt("accumulator kind does not match the operator's aggregate")
     })
-}
-
-/// Slot `s` of a restore target (created by the operator before the read).
-pub(crate) fn slot_mut<T>(v: &mut [T], s: usize) -> Result<&mut T> {
-    v.get_mut(s).ok_or_else(|| invalid_arg("restore: accumulator slot missing"))
-}
-
-/// `size_of` the element type of `v`.
-pub(crate) fn elem_size<T>(_: &[T]) -> usize {
-    std::mem::size_of::<T>()
 }

@@ -5,41 +5,37 @@
 
 use arrow_array::ArrayRef;
 
-use super::accumulator::{elem_size, expect_tag, required, slot_mut, with_str_input, GroupsAccumulator, Num};
-use super::drive::{drive, drive_str, OutBuf, Plan};
+use super::accumulator::{expect_tag, required, with_str_input, Accumulator, Num};
+use super::drive::{drive, drive_str, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
 
 /// Append-only MIN/MAX/FIRST/LAST of BIGINT or DOUBLE.
 pub(crate) struct Current<V: Num> {
-    values: Vec<Option<V>>,
     kind: AggKind,
+    _value: std::marker::PhantomData<V>,
 }
 
 impl<V: Num> Current<V> {
     pub(crate) fn new(kind: AggKind) -> Self {
-        Current { values: Vec::new(), kind }
+        Current { kind, _value: std::marker::PhantomData }
     }
 }
 
-impl<V: Num> GroupsAccumulator for Current<V> {
-    fn push_group(&mut self) {
-        self.values.push(None);
+impl<V: Num> Accumulator for Current<V> {
+    type State = Option<V>;
+
+    fn empty(&self) -> Option<V> {
+        None
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.values.truncate(len);
+    fn output_type(&self) -> VType {
+        V::VTYPE
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
-        let (kind, st) = (self.kind, &mut self.values[..]);
+    fn update_batch(&self, st: &mut [Option<V>], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
+        let kind = self.kind;
         let inp = V::input(required(input, kind)?)?;
         let value = |s: &Option<V>| s.map(V::bits);
         let clear = |s: &mut Option<V>| {
@@ -50,9 +46,7 @@ impl<V: Num> GroupsAccumulator for Current<V> {
             ($f:expr) => {
                 drive(
                     st,
-                    plan,
-                    out,
-                    changed,
+                    pass,
                     inp,
                     |s: &mut Option<V>, x: Option<V>, _| {
                         if let Some(v) = x {
@@ -74,42 +68,32 @@ impl<V: Num> GroupsAccumulator for Current<V> {
         })
     }
 
-    fn output_type(&self) -> VType {
-        V::VTYPE
-    }
-
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        let a = self.values.get(slot).copied().flatten();
+    fn write(&self, a: &Option<V>, w: &mut Writer) {
         w.u8(V::CURRENT_TAG);
         w.u8(a.is_some() as u8);
         match a {
             Some(v) => v.write(w),
+            // The zero value (0 or 0.0: all bits clear).
             None => w.u64(0),
         }
     }
 
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+    fn read(&self, r: &mut Reader<'_>) -> Result<Option<V>> {
         expect_tag(r, V::CURRENT_TAG)?;
         let some = r.u8("flag")? != 0;
         let x = V::read(r)?;
-        *slot_mut(&mut self.values, slot)? = some.then_some(x);
-        Ok(())
-    }
-
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.values)
+        Ok(some.then_some(x))
     }
 }
 
 /// Append-only MIN/MAX/FIRST/LAST of strings (compared as unsigned bytes).
 pub(crate) struct CurrentStr {
-    values: Vec<Option<Box<[u8]>>>,
     kind: AggKind,
 }
 
 impl CurrentStr {
     pub(crate) fn new(kind: AggKind) -> Self {
-        CurrentStr { values: Vec::new(), kind }
+        CurrentStr { kind }
     }
 }
 
@@ -121,28 +105,30 @@ fn heap(v: &Option<Box<[u8]>>) -> usize {
     v.as_ref().map_or(0, |s| s.len())
 }
 
-impl GroupsAccumulator for CurrentStr {
-    fn push_group(&mut self) {
-        self.values.push(None);
+impl Accumulator for CurrentStr {
+    type State = Option<Box<[u8]>>;
+    const HAS_HEAP: bool = true;
+
+    fn empty(&self) -> Option<Box<[u8]>> {
+        None
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.values.truncate(len);
+    fn output_type(&self) -> VType {
+        VType::Str
     }
 
     fn update_batch(
-        &mut self,
+        &self,
+        st: &mut [Option<Box<[u8]>>],
         input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
+        pass: Pass<'_, '_>,
     ) -> Result<isize> {
-        let (kind, st) = (self.kind, &mut self.values[..]);
+        let kind = self.kind;
         let clear = |s: &mut Option<Box<[u8]>>| s.take().map_or(0, |b| b.len());
         Ok(with_str_input!(required(input, kind)?, inp => {
             macro_rules! cur {
                 ($replace:expr) => {
-                    drive_str(st, plan, out, changed, inp, |s: &mut Option<Box<[u8]>>, x: Option<&[u8]>, _| {
+                    drive_str(st, pass, inp, |s: &mut Option<Box<[u8]>>, x: Option<&[u8]>, _| {
                         let Some(v) = x else { return 0 };
                         if !$replace(s.as_deref(), v) {
                             return 0;
@@ -162,34 +148,21 @@ impl GroupsAccumulator for CurrentStr {
         }))
     }
 
-    fn output_type(&self) -> VType {
-        VType::Str
-    }
-
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        let a = self.values.get(slot).and_then(|x| x.as_deref());
+    fn write(&self, a: &Option<Box<[u8]>>, w: &mut Writer) {
+        let a = a.as_deref();
         w.u8(5);
         w.u8(a.is_some() as u8);
         w.bytes(a.unwrap_or(&[]))
     }
 
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+    fn read(&self, r: &mut Reader<'_>) -> Result<Option<Box<[u8]>>> {
         expect_tag(r, 5)?;
         let some = r.u8("flag")? != 0;
         let x = r.bytes("value")?;
-        *slot_mut(&mut self.values, slot)? = some.then(|| Box::from(x));
-        Ok(())
+        Ok(some.then(|| Box::from(x)))
     }
 
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.values)
-    }
-
-    fn heap_size(&self, slot: usize) -> usize {
-        self.values.get(slot).map_or(0, heap)
-    }
-
-    fn has_heap(&self) -> bool {
-        true
+    fn heap(s: &Option<Box<[u8]>>) -> usize {
+        heap(s)
     }
 }

@@ -121,6 +121,14 @@ pub(crate) struct Plan<'a> {
     pub(crate) update_before: bool,
 }
 
+/// One aggregate's pass over a batch: the planned rows and where their
+/// values go (the aggregate's output column and the rows' "changed" flags).
+pub(crate) struct Pass<'a, 'p> {
+    pub(crate) plan: &'a Plan<'p>,
+    pub(crate) out: &'a mut OutBuf,
+    pub(crate) changed: &'a mut [bool],
+}
+
 impl Plan<'_> {
     /// Whether the value before a row with op `o` is emitted.
     #[inline(always)]
@@ -219,19 +227,17 @@ fn push(vals: &mut Sink<'_, u64>, valid: &mut Sink<'_, bool>, any_null: &mut boo
 /// but the accumulator of the current slot is held in a local while
 /// consecutive rows hit the same slot (a key repeated in a run keeps its
 /// accumulator in registers instead of a store→load chain through memory).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn drive<S: Copy, X>(
     st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut OutBuf,
-    changed: &mut [bool],
+    pass: Pass<'_, '_>,
     input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: impl Fn(&S) -> Option<u64>,
     same: impl Fn(u64, u64) -> bool,
     clear: impl Fn(&mut S) -> usize,
 ) -> isize {
+    let Pass { plan, out, changed } = pass;
     let r = plan.rows.clone();
     // At most two output rows per input row.
     let room = 2 * r.len();
@@ -292,19 +298,17 @@ pub(crate) fn drive<S: Copy, X>(
 /// histories): applies each planned row to its slot's accumulator in place
 /// and writes the values before/after the row to its output positions.
 /// Returns the change in heap bytes.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn drive_in_place<S, X>(
     st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut OutBuf,
-    changed: &mut [bool],
+    pass: Pass<'_, '_>,
     input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: impl Fn(&S) -> Option<u64>,
     same: impl Fn(u64, u64) -> bool,
     clear: impl Fn(&mut S) -> usize,
 ) -> isize {
+    let Pass { plan, out, changed } = pass;
     let r = plan.rows.clone();
     // At most two output rows per input row.
     let room = 2 * r.len();
@@ -371,13 +375,10 @@ fn push_span(
 
 /// The string driver: as [`drive`], with values copied into the output's
 /// arena (a value equal to the one before the row is not copied twice).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn drive_str<S, X, V>(
     st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut OutBuf,
-    changed: &mut [bool],
+    pass: Pass<'_, '_>,
     input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: V,
@@ -386,6 +387,7 @@ pub(crate) fn drive_str<S, X, V>(
 where
     V: for<'s> Fn(&'s S) -> Option<&'s [u8]>,
 {
+    let Pass { plan, out, changed } = pass;
     let r = plan.rows.clone();
     let OutBuf { vals, valid, ends, arena, any_null } = out;
     let (Some(ops), Some(slots), Some(ch)) =

@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 
 use arrow_array::ArrayRef;
 
-use super::accumulator::{elem_size, expect_tag, required, slot_mut, with_str_input, GroupsAccumulator, Num, ENTRY};
-use super::drive::{drive_in_place, drive_str, OutBuf, Plan};
+use super::accumulator::{expect_tag, required, with_str_input, Accumulator, Num, ENTRY};
+use super::drive::{drive_in_place, drive_str, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -28,9 +28,8 @@ fn hist_remove<T>(h: &mut VecDeque<T>, eq: impl Fn(&T) -> bool, extra: usize) ->
     }
 }
 
-fn write_hist<T>(w: &mut Writer, h: Option<&VecDeque<T>>, val: impl Fn(&mut Writer, &T)) {
+fn write_hist<T>(w: &mut Writer, h: &VecDeque<T>, val: impl Fn(&mut Writer, &T)) {
     w.u8(TAG);
-    let Some(h) = h else { return w.u32(0) };
     w.u32(h.len() as u32);
     for x in h {
         val(w, x);
@@ -57,34 +56,30 @@ fn read_hist<T>(r: &mut Reader<'_>, tag: u8, val: impl Fn(&mut Reader<'_>) -> Re
 
 /// Retractable FIRST/LAST of BIGINT or DOUBLE.
 pub(crate) struct History<V: Num> {
-    hists: Vec<VecDeque<V>>,
     first: bool,
+    _value: std::marker::PhantomData<V>,
 }
 
 impl<V: Num> History<V> {
     pub(crate) fn new(kind: AggKind) -> Self {
-        History { hists: Vec::new(), first: kind == AggKind::FirstValue }
+        History { first: kind == AggKind::FirstValue, _value: std::marker::PhantomData }
     }
 }
 
-impl<V: Num> GroupsAccumulator for History<V> {
-    fn push_group(&mut self) {
-        self.hists.push(VecDeque::new());
+impl<V: Num> Accumulator for History<V> {
+    type State = VecDeque<V>;
+    const HAS_HEAP: bool = true;
+
+    fn empty(&self) -> VecDeque<V> {
+        VecDeque::new()
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.hists.truncate(len);
+    fn output_type(&self) -> VType {
+        V::VTYPE
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
+    fn update_batch(&self, st: &mut [VecDeque<V>], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
         let kind = if self.first { AggKind::FirstValue } else { AggKind::LastValue };
-        let st = &mut self.hists[..];
         let inp = V::input(required(input, kind)?)?;
         let apply = |h: &mut VecDeque<V>, x: Option<V>, acc: bool| {
             let Some(v) = x else { return 0 };
@@ -101,51 +96,36 @@ impl<V: Num> GroupsAccumulator for History<V> {
             n
         };
         Ok(if self.first {
-            drive_in_place(st, plan, out, changed, inp, apply, |h| h.front().map(|v| v.bits()), V::same, clear)
+            drive_in_place(st, pass, inp, apply, |h| h.front().map(|v| v.bits()), V::same, clear)
         } else {
-            drive_in_place(st, plan, out, changed, inp, apply, |h| h.back().map(|v| v.bits()), V::same, clear)
+            drive_in_place(st, pass, inp, apply, |h| h.back().map(|v| v.bits()), V::same, clear)
         })
     }
 
-    fn output_type(&self) -> VType {
-        V::VTYPE
-    }
-
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        write_hist(w, self.hists.get(slot), |w, x| {
+    fn write(&self, h: &VecDeque<V>, w: &mut Writer) {
+        write_hist(w, h, |w, x| {
             w.u8(V::HISTORY_VALUE_TAG);
             x.write(w)
         })
     }
 
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
-        let h = read_hist(r, V::HISTORY_VALUE_TAG, V::read)?;
-        *slot_mut(&mut self.hists, slot)? = h;
-        Ok(())
+    fn read(&self, r: &mut Reader<'_>) -> Result<VecDeque<V>> {
+        read_hist(r, V::HISTORY_VALUE_TAG, V::read)
     }
 
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.hists)
-    }
-
-    fn heap_size(&self, slot: usize) -> usize {
-        self.hists.get(slot).map_or(0, |h| h.len() * ENTRY)
-    }
-
-    fn has_heap(&self) -> bool {
-        true
+    fn heap(h: &VecDeque<V>) -> usize {
+        h.len() * ENTRY
     }
 }
 
 /// Retractable FIRST/LAST of strings.
 pub(crate) struct HistoryStr {
-    hists: Vec<VecDeque<Box<[u8]>>>,
     first: bool,
 }
 
 impl HistoryStr {
     pub(crate) fn new(kind: AggKind) -> Self {
-        HistoryStr { hists: Vec::new(), first: kind == AggKind::FirstValue }
+        HistoryStr { first: kind == AggKind::FirstValue }
     }
 }
 
@@ -161,24 +141,21 @@ fn heap_s(h: &VecDeque<Box<[u8]>>) -> usize {
     h.iter().map(|s| s.len() + ENTRY).sum()
 }
 
-impl GroupsAccumulator for HistoryStr {
-    fn push_group(&mut self) {
-        self.hists.push(VecDeque::new());
+impl Accumulator for HistoryStr {
+    type State = VecDeque<Box<[u8]>>;
+    const HAS_HEAP: bool = true;
+
+    fn empty(&self) -> Self::State {
+        VecDeque::new()
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.hists.truncate(len);
+    fn output_type(&self) -> VType {
+        VType::Str
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
+    fn update_batch(&self, st: &mut [Self::State], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
         let kind = if self.first { AggKind::FirstValue } else { AggKind::LastValue };
-        let (first, st) = (self.first, &mut self.hists[..]);
+        let first = self.first;
         let clear = |h: &mut VecDeque<Box<[u8]>>| {
             let n = heap_s(h);
             h.clear();
@@ -196,39 +173,25 @@ impl GroupsAccumulator for HistoryStr {
                 }
             };
             if first {
-                drive_str(st, plan, out, changed, inp, apply, earliest, clear)
+                drive_str(st, pass, inp, apply, earliest, clear)
             } else {
-                drive_str(st, plan, out, changed, inp, apply, latest, clear)
+                drive_str(st, pass, inp, apply, latest, clear)
             }
         }))
     }
 
-    fn output_type(&self) -> VType {
-        VType::Str
-    }
-
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        write_hist(w, self.hists.get(slot), |w, x| {
+    fn write(&self, h: &Self::State, w: &mut Writer) {
+        write_hist(w, h, |w, x| {
             w.u8(2);
             w.bytes(x)
         })
     }
 
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
-        let h = read_hist(r, 2, |r| Ok(Box::<[u8]>::from(r.bytes("value")?)))?;
-        *slot_mut(&mut self.hists, slot)? = h;
-        Ok(())
+    fn read(&self, r: &mut Reader<'_>) -> Result<Self::State> {
+        read_hist(r, 2, |r| Ok(Box::<[u8]>::from(r.bytes("value")?)))
     }
 
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.hists)
-    }
-
-    fn heap_size(&self, slot: usize) -> usize {
-        self.hists.get(slot).map_or(0, heap_s)
-    }
-
-    fn has_heap(&self) -> bool {
-        true
+    fn heap(h: &Self::State) -> usize {
+        heap_s(h)
     }
 }

@@ -37,7 +37,7 @@ use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
 use self::accumulator::{new_accumulator, GroupsAccumulator};
-use self::drive::{commit, op, outputs_of, OutBuf, Plan, Sink};
+use self::drive::{commit, op, outputs_of, OutBuf, Pass, Plan, Sink};
 use self::output::compact;
 use crate::agg::{resolve, AggSpec};
 use crate::error::{invalid_arg, Error, Result};
@@ -588,7 +588,7 @@ impl Aggregate {
             Some(c) => Some(columns.get(c).ok_or_else(|| invalid_arg(format!("aggregate input column {c} missing")))?),
             None => None,
         };
-        self.acc.update_batch(input, plan, out, changed)
+        self.acc.update_batch(input, Pass { plan, out, changed })
     }
 }
 

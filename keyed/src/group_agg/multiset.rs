@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use arrow_array::ArrayRef;
 
-use super::accumulator::{elem_size, expect_tag, required, slot_mut, with_str_input, GroupsAccumulator, Num, ENTRY};
-use super::drive::{drive_in_place, drive_str, OutBuf, Plan};
+use super::accumulator::{expect_tag, required, with_str_input, Accumulator, Num, ENTRY};
+use super::drive::{drive_in_place, drive_str, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -36,9 +36,8 @@ fn multiset<K: Ord>(m: &mut BTreeMap<K, u64>, v: K, acc: bool, extra: usize) -> 
     }
 }
 
-fn write_set<K>(w: &mut Writer, tag: u8, m: Option<&BTreeMap<K, u64>>, key: impl Fn(&mut Writer, &K)) {
+fn write_set<K>(w: &mut Writer, tag: u8, m: &BTreeMap<K, u64>, key: impl Fn(&mut Writer, &K)) {
     w.u8(tag);
-    let Some(m) = m else { return w.u32(0) };
     w.u32(m.len() as u32);
     for (k, c) in m {
         key(w, k);
@@ -67,34 +66,30 @@ fn read_set<K: Ord>(
 
 /// Retractable MIN/MAX of BIGINT or DOUBLE.
 pub(crate) struct Multiset<V: Num> {
-    sets: Vec<BTreeMap<V::Key, u64>>,
     min: bool,
+    _value: std::marker::PhantomData<V>,
 }
 
 impl<V: Num> Multiset<V> {
     pub(crate) fn new(kind: AggKind) -> Self {
-        Multiset { sets: Vec::new(), min: kind == AggKind::Min }
+        Multiset { min: kind == AggKind::Min, _value: std::marker::PhantomData }
     }
 }
 
-impl<V: Num> GroupsAccumulator for Multiset<V> {
-    fn push_group(&mut self) {
-        self.sets.push(BTreeMap::new());
+impl<V: Num> Accumulator for Multiset<V> {
+    type State = BTreeMap<V::Key, u64>;
+    const HAS_HEAP: bool = true;
+
+    fn empty(&self) -> Self::State {
+        BTreeMap::new()
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.sets.truncate(len);
+    fn output_type(&self) -> VType {
+        V::VTYPE
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
+    fn update_batch(&self, st: &mut [Self::State], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
         let kind = if self.min { AggKind::Min } else { AggKind::Max };
-        let st = &mut self.sets[..];
         let inp = V::input(required(input, kind)?)?;
         let apply =
             |m: &mut BTreeMap<V::Key, u64>, x: Option<V>, acc: bool| x.map_or(0, |v| multiset(m, v.key(), acc, 0));
@@ -105,49 +100,34 @@ impl<V: Num> GroupsAccumulator for Multiset<V> {
         };
         let bits = |k: &V::Key| V::from_key(*k).bits();
         Ok(if self.min {
-            drive_in_place(st, plan, out, changed, inp, apply, |m| m.keys().next().map(bits), V::same, clear)
+            drive_in_place(st, pass, inp, apply, |m| m.keys().next().map(bits), V::same, clear)
         } else {
-            drive_in_place(st, plan, out, changed, inp, apply, |m| m.keys().next_back().map(bits), V::same, clear)
+            drive_in_place(st, pass, inp, apply, |m| m.keys().next_back().map(bits), V::same, clear)
         })
     }
 
-    fn output_type(&self) -> VType {
-        V::VTYPE
+    fn write(&self, m: &Self::State, w: &mut Writer) {
+        write_set(w, V::MULTISET_TAG, m, |w, k| V::from_key(*k).write(w))
     }
 
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        write_set(w, V::MULTISET_TAG, self.sets.get(slot), |w, k| V::from_key(*k).write(w))
-    }
-
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+    fn read(&self, r: &mut Reader<'_>) -> Result<Self::State> {
         expect_tag(r, V::MULTISET_TAG)?;
-        let m = read_set(r, 16, |r| Ok(V::read(r)?.key()))?;
-        *slot_mut(&mut self.sets, slot)? = m;
-        Ok(())
+        read_set(r, 16, |r| Ok(V::read(r)?.key()))
     }
 
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.sets)
-    }
-
-    fn heap_size(&self, slot: usize) -> usize {
-        self.sets.get(slot).map_or(0, |m| m.len() * ENTRY)
-    }
-
-    fn has_heap(&self) -> bool {
-        true
+    fn heap(m: &Self::State) -> usize {
+        m.len() * ENTRY
     }
 }
 
 /// Retractable MIN/MAX of strings (probes borrow the input bytes).
 pub(crate) struct MultisetStr {
-    sets: Vec<BTreeMap<Box<[u8]>, u64>>,
     min: bool,
 }
 
 impl MultisetStr {
     pub(crate) fn new(kind: AggKind) -> Self {
-        MultisetStr { sets: Vec::new(), min: kind == AggKind::Min }
+        MultisetStr { min: kind == AggKind::Min }
     }
 }
 
@@ -163,24 +143,21 @@ fn heap_s(m: &BTreeMap<Box<[u8]>, u64>) -> usize {
     m.keys().map(|k| k.len() + ENTRY).sum()
 }
 
-impl GroupsAccumulator for MultisetStr {
-    fn push_group(&mut self) {
-        self.sets.push(BTreeMap::new());
+impl Accumulator for MultisetStr {
+    type State = BTreeMap<Box<[u8]>, u64>;
+    const HAS_HEAP: bool = true;
+
+    fn empty(&self) -> Self::State {
+        BTreeMap::new()
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.sets.truncate(len);
+    fn output_type(&self) -> VType {
+        VType::Str
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
+    fn update_batch(&self, st: &mut [Self::State], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
         let kind = if self.min { AggKind::Min } else { AggKind::Max };
-        let (min, st) = (self.min, &mut self.sets[..]);
+        let min = self.min;
         let clear = |m: &mut BTreeMap<Box<[u8]>, u64>| {
             let h = heap_s(m);
             m.clear();
@@ -209,37 +186,23 @@ impl GroupsAccumulator for MultisetStr {
                 }
             };
             if min {
-                drive_str(st, plan, out, changed, inp, apply, least, clear)
+                drive_str(st, pass, inp, apply, least, clear)
             } else {
-                drive_str(st, plan, out, changed, inp, apply, greatest, clear)
+                drive_str(st, pass, inp, apply, greatest, clear)
             }
         }))
     }
 
-    fn output_type(&self) -> VType {
-        VType::Str
+    fn write(&self, m: &Self::State, w: &mut Writer) {
+        write_set(w, 8, m, |w, k| w.bytes(k))
     }
 
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        write_set(w, 8, self.sets.get(slot), |w, k| w.bytes(k))
-    }
-
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+    fn read(&self, r: &mut Reader<'_>) -> Result<Self::State> {
         expect_tag(r, 8)?;
-        let m = read_set(r, 12, |r| Ok(Box::<[u8]>::from(r.bytes("value")?)))?;
-        *slot_mut(&mut self.sets, slot)? = m;
-        Ok(())
+        read_set(r, 12, |r| Ok(Box::<[u8]>::from(r.bytes("value")?)))
     }
 
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.sets)
-    }
-
-    fn heap_size(&self, slot: usize) -> usize {
-        self.sets.get(slot).map_or(0, heap_s)
-    }
-
-    fn has_heap(&self) -> bool {
-        true
+    fn heap(m: &Self::State) -> usize {
+        heap_s(m)
     }
 }

@@ -4,15 +4,15 @@
 
 use arrow_array::ArrayRef;
 
-use super::accumulator::{elem_size, eq_f, eq_i, expect_tag, required, sign, slot_mut, GroupsAccumulator, Num};
-use super::drive::{drive, OutBuf, Plan};
+use super::accumulator::{eq_f, eq_i, expect_tag, required, sign, Accumulator, Num};
+use super::drive::{drive, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
 
 /// An integer SUM/AVG accumulator: the sum and the number of non-NULL values.
 #[derive(Clone, Copy, Debug, Default)]
-struct SumI {
+pub(crate) struct SumI {
     sum: i64,
     n: i64,
 }
@@ -20,40 +20,35 @@ struct SumI {
 /// A double SUM/AVG accumulator. `sum` starts NULL for SUM (the first value
 /// becomes the sum, so SUM(-0.0) is -0.0) and 0.0 for AVG and `$SUM0`.
 #[derive(Clone, Copy, Debug)]
-struct SumF {
+pub(crate) struct SumF {
     sum: Option<f64>,
     n: i64,
 }
 
 /// `SUM` / `$SUM0` / `AVG` of BIGINT (sums wrap like Java `long`).
 pub(crate) struct SumI64 {
-    sums: Vec<SumI>,
     kind: AggKind,
 }
 
 impl SumI64 {
     pub(crate) fn new(kind: AggKind) -> Self {
-        SumI64 { sums: Vec::new(), kind }
+        SumI64 { kind }
     }
 }
 
-impl GroupsAccumulator for SumI64 {
-    fn push_group(&mut self) {
-        self.sums.push(SumI::default());
+impl Accumulator for SumI64 {
+    type State = SumI;
+
+    fn empty(&self) -> SumI {
+        SumI::default()
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.sums.truncate(len);
+    fn output_type(&self) -> VType {
+        VType::I64
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
-        let (kind, st) = (self.kind, &mut self.sums[..]);
+    fn update_batch(&self, st: &mut [SumI], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
+        let kind = self.kind;
         let inp = i64::input(required(input, kind)?)?;
         let apply = |s: &mut SumI, x: Option<i64>, acc: bool| {
             if let Some(v) = x {
@@ -69,76 +64,53 @@ impl GroupsAccumulator for SumI64 {
         Ok(if kind == AggKind::Avg {
             // Java long division.
             let value = |s: &SumI| (s.n != 0).then(|| s.sum.wrapping_div(s.n) as u64);
-            drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+            drive(st, pass, inp, apply, value, eq_i, clear)
         } else if kind == AggKind::Sum0 {
             // `$SUM0`: never NULL (Sum0AggFunction).
             let value = |s: &SumI| Some(s.sum as u64);
-            drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+            drive(st, pass, inp, apply, value, eq_i, clear)
         } else {
             let value = |s: &SumI| (s.n != 0).then_some(s.sum as u64);
-            drive(st, plan, out, changed, inp, apply, value, eq_i, clear)
+            drive(st, pass, inp, apply, value, eq_i, clear)
         })
     }
 
-    fn output_type(&self) -> VType {
-        VType::I64
-    }
-
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        let a = self.sums.get(slot).copied().unwrap_or_default();
+    fn write(&self, a: &SumI, w: &mut Writer) {
         w.u8(1);
         w.i64(a.sum);
         w.i64(a.n)
     }
 
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+    fn read(&self, r: &mut Reader<'_>) -> Result<SumI> {
         expect_tag(r, 1)?;
-        let a = SumI { sum: r.i64("sum")?, n: r.i64("count")? };
-        *slot_mut(&mut self.sums, slot)? = a;
-        Ok(())
-    }
-
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.sums)
+        Ok(SumI { sum: r.i64("sum")?, n: r.i64("count")? })
     }
 }
 
 /// `SUM` / `$SUM0` / `AVG` of DOUBLE.
 pub(crate) struct SumF64 {
-    sums: Vec<SumF>,
     kind: AggKind,
 }
 
 impl SumF64 {
     pub(crate) fn new(kind: AggKind) -> Self {
-        SumF64 { sums: Vec::new(), kind }
-    }
-
-    /// The empty accumulator of this aggregate.
-    fn empty(&self) -> SumF {
-        SumF { sum: matches!(self.kind, AggKind::Avg | AggKind::Sum0).then_some(0.0), n: 0 }
+        SumF64 { kind }
     }
 }
 
-impl GroupsAccumulator for SumF64 {
-    fn push_group(&mut self) {
-        let e = self.empty();
-        self.sums.push(e);
+impl Accumulator for SumF64 {
+    type State = SumF;
+
+    fn empty(&self) -> SumF {
+        SumF { sum: matches!(self.kind, AggKind::Avg | AggKind::Sum0).then_some(0.0), n: 0 }
     }
 
-    fn truncate(&mut self, len: usize) {
-        self.sums.truncate(len);
+    fn output_type(&self) -> VType {
+        VType::F64
     }
 
-    fn update_batch(
-        &mut self,
-        input: Option<&ArrayRef>,
-        plan: &Plan<'_>,
-        out: &mut OutBuf,
-        changed: &mut [bool],
-    ) -> Result<isize> {
+    fn update_batch(&self, st: &mut [SumF], input: Option<&ArrayRef>, pass: Pass<'_, '_>) -> Result<isize> {
         let (kind, empty) = (self.kind, self.empty());
-        let st = &mut self.sums[..];
         let inp = f64::input(required(input, kind)?)?;
         let apply = |s: &mut SumF, x: Option<f64>, acc: bool| {
             if let Some(v) = x {
@@ -159,38 +131,27 @@ impl GroupsAccumulator for SumF64 {
         };
         Ok(if kind == AggKind::Avg {
             let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(|t| (t / s.n as f64).to_bits()) };
-            drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+            drive(st, pass, inp, apply, value, eq_f, clear)
         } else if kind == AggKind::Sum0 {
             let value = |s: &SumF| Some(s.sum.unwrap_or(0.0).to_bits());
-            drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+            drive(st, pass, inp, apply, value, eq_f, clear)
         } else {
             let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(f64::to_bits) };
-            drive(st, plan, out, changed, inp, apply, value, eq_f, clear)
+            drive(st, pass, inp, apply, value, eq_f, clear)
         })
     }
 
-    fn output_type(&self) -> VType {
-        VType::F64
-    }
-
-    fn write_state(&self, slot: usize, w: &mut Writer) {
-        let a = self.sums.get(slot).copied().unwrap_or(self.empty());
+    fn write(&self, a: &SumF, w: &mut Writer) {
         w.u8(2);
         w.u8(a.sum.is_some() as u8);
         w.f64(a.sum.unwrap_or(0.0));
         w.i64(a.n)
     }
 
-    fn read_state(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<()> {
+    fn read(&self, r: &mut Reader<'_>) -> Result<SumF> {
         expect_tag(r, 2)?;
         let some = r.u8("flag")? != 0;
         let sum = r.f64("sum")?;
-        let a = SumF { sum: some.then_some(sum), n: r.i64("count")? };
-        *slot_mut(&mut self.sums, slot)? = a;
-        Ok(())
-    }
-
-    fn slot_bytes(&self) -> usize {
-        elem_size(&self.sums)
+        Ok(SumF { sum: some.then_some(sum), n: r.i64("count")? })
     }
 }
