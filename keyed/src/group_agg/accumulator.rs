@@ -39,8 +39,7 @@ use arrow_schema::DataType;
 
 use super::drive::{OutBuf, Pass, Prim};
 use super::output::finish_column;
-use super::{count, current, history, multiset, sum};
-use crate::agg::{AggKind, OrdF64, Resolved, VType};
+use crate::agg::{AggKind, OrdF64, VType};
 use crate::error::{invalid_arg, Error, Result};
 use crate::snapshot::{Reader, Writer};
 
@@ -143,7 +142,7 @@ pub(crate) struct Groups<A: Accumulator> {
 }
 
 impl<A: Accumulator> Groups<A> {
-    fn boxed(acc: A) -> Box<dyn GroupsAccumulator> {
+    pub(crate) fn boxed(acc: A) -> Box<dyn GroupsAccumulator> {
         Box::new(Groups { acc, states: Vec::new() })
     }
 }
@@ -189,29 +188,6 @@ impl<A: Accumulator> GroupsAccumulator for Groups<A> {
 
     fn has_heap(&self) -> bool {
         A::HAS_HEAP
-    }
-}
-
-/// The accumulator of `r`. `retractable` picks the multiset / history
-/// accumulators for MIN/MAX/FIRST/LAST.
-pub(crate) fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
-    match (r.kind, r.vtype) {
-        (AggKind::CountStar | AggKind::Count, _) => Groups::boxed(count::Count::new(r.kind)),
-        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Groups::boxed(sum::SumF64::new(r.kind)),
-        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Groups::boxed(sum::SumI64::new(r.kind)),
-        (AggKind::Min | AggKind::Max, t) if retractable => match t {
-            VType::I64 => Groups::boxed(multiset::Multiset::<i64>::new(r.kind)),
-            VType::F64 => Groups::boxed(multiset::Multiset::<f64>::new(r.kind)),
-            VType::Str => Groups::boxed(multiset::MultisetStr::new(r.kind)),
-        },
-        (_, t) if retractable => match t {
-            VType::I64 => Groups::boxed(history::History::<i64>::new(r.kind)),
-            VType::F64 => Groups::boxed(history::History::<f64>::new(r.kind)),
-            VType::Str => Groups::boxed(history::HistoryStr::new(r.kind)),
-        },
-        (_, VType::I64) => Groups::boxed(current::Current::<i64>::new(r.kind)),
-        (_, VType::F64) => Groups::boxed(current::Current::<f64>::new(r.kind)),
-        (_, VType::Str) => Groups::boxed(current::CurrentStr::new(r.kind)),
     }
 }
 

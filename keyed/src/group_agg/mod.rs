@@ -36,10 +36,10 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
-use self::accumulator::{new_accumulator, GroupsAccumulator};
+use self::accumulator::{Groups, GroupsAccumulator};
 use self::drive::{commit, op, outputs_of, OutBuf, Pass, Plan, Sink};
 use self::output::compact;
-use crate::agg::{resolve, AggSpec};
+use crate::agg::{resolve, AggKind, AggSpec, Resolved, VType};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::key_encoder::{KeyBlock, KeyPlan};
@@ -566,6 +566,29 @@ impl GroupAggregate {
             staged.push((Box::from(key), s as u32));
             Ok(())
         })
+    }
+}
+
+/// The accumulator of `r`. `retractable` picks the multiset / history
+/// accumulators for MIN/MAX/FIRST/LAST.
+fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
+    match (r.kind, r.vtype) {
+        (AggKind::CountStar | AggKind::Count, _) => Groups::boxed(count::Count::new(r.kind)),
+        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Groups::boxed(sum::SumF64::new(r.kind)),
+        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Groups::boxed(sum::SumI64::new(r.kind)),
+        (AggKind::Min | AggKind::Max, t) if retractable => match t {
+            VType::I64 => Groups::boxed(multiset::Multiset::<i64>::new(r.kind)),
+            VType::F64 => Groups::boxed(multiset::Multiset::<f64>::new(r.kind)),
+            VType::Str => Groups::boxed(multiset::MultisetStr::new(r.kind)),
+        },
+        (_, t) if retractable => match t {
+            VType::I64 => Groups::boxed(history::History::<i64>::new(r.kind)),
+            VType::F64 => Groups::boxed(history::History::<f64>::new(r.kind)),
+            VType::Str => Groups::boxed(history::HistoryStr::new(r.kind)),
+        },
+        (_, VType::I64) => Groups::boxed(current::Current::<i64>::new(r.kind)),
+        (_, VType::F64) => Groups::boxed(current::Current::<f64>::new(r.kind)),
+        (_, VType::Str) => Groups::boxed(current::CurrentStr::new(r.kind)),
     }
 }
 
