@@ -4,7 +4,7 @@
 use arrow_array::{Array, ArrayRef};
 
 use super::accumulator::{eq_i, expect_tag, sign, Accumulator};
-use super::drive::{drive, Every, Pass, Valid};
+use super::drive::{drive_with, Every, Held, Pass, Valid};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -45,8 +45,8 @@ impl Accumulator for Count {
             0
         };
         Ok(match input.filter(|_| self.non_null) {
-            None => drive(st, pass, Every, apply, value, eq_i, clear),
-            Some(a) => drive(st, pass, Valid(a.nulls()), apply, value, eq_i, clear),
+            None => drive_with(Held::new(st), pass, Every, apply, value, eq_i, clear),
+            Some(a) => drive_with(Held::new(st), pass, Valid(a.nulls()), apply, value, eq_i, clear),
         })
     }
 

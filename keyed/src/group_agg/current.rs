@@ -6,7 +6,7 @@
 use arrow_array::ArrayRef;
 
 use super::accumulator::{expect_tag, required, with_str_input, Accumulator, Num};
-use super::drive::{drive, drive_str, Pass};
+use super::drive::{drive_str, drive_with, Held, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -44,8 +44,8 @@ impl<V: Num> Accumulator for Current<V> {
         };
         macro_rules! cur {
             ($f:expr) => {
-                drive(
-                    st,
+                drive_with(
+                    Held::new(&mut *st),
                     pass,
                     inp,
                     |s: &mut Option<V>, x: Option<V>, _| {

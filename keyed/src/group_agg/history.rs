@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use arrow_array::ArrayRef;
 
 use super::accumulator::{expect_tag, required, with_str_input, Accumulator, Num, ENTRY};
-use super::drive::{drive_in_place, drive_str, Pass};
+use super::drive::{drive_str, drive_with, InPlace, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -96,9 +96,9 @@ impl<V: Num> Accumulator for History<V> {
             n
         };
         Ok(if self.first {
-            drive_in_place(st, pass, inp, apply, |h| h.front().map(|v| v.bits()), V::same, clear)
+            drive_with(InPlace(st), pass, inp, apply, |h| h.front().map(|v| v.bits()), V::same, clear)
         } else {
-            drive_in_place(st, pass, inp, apply, |h| h.back().map(|v| v.bits()), V::same, clear)
+            drive_with(InPlace(st), pass, inp, apply, |h| h.back().map(|v| v.bits()), V::same, clear)
         })
     }
 

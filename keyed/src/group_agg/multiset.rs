@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use arrow_array::ArrayRef;
 
 use super::accumulator::{expect_tag, required, with_str_input, Accumulator, Num, ENTRY};
-use super::drive::{drive_in_place, drive_str, Pass};
+use super::drive::{drive_str, drive_with, InPlace, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -100,9 +100,9 @@ impl<V: Num> Accumulator for Multiset<V> {
         };
         let bits = |k: &V::Key| V::from_key(*k).bits();
         Ok(if self.min {
-            drive_in_place(st, pass, inp, apply, |m| m.keys().next().map(bits), V::same, clear)
+            drive_with(InPlace(st), pass, inp, apply, |m| m.keys().next().map(bits), V::same, clear)
         } else {
-            drive_in_place(st, pass, inp, apply, |m| m.keys().next_back().map(bits), V::same, clear)
+            drive_with(InPlace(st), pass, inp, apply, |m| m.keys().next_back().map(bits), V::same, clear)
         })
     }
 

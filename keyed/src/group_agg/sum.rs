@@ -5,7 +5,7 @@
 use arrow_array::ArrayRef;
 
 use super::accumulator::{eq_f, eq_i, expect_tag, required, sign, Accumulator, Num};
-use super::drive::{drive, Pass};
+use super::drive::{drive_with, Held, Pass};
 use crate::agg::{AggKind, VType};
 use crate::error::Result;
 use crate::snapshot::{Reader, Writer};
@@ -19,7 +19,7 @@ pub(crate) struct SumI {
 
 /// A double SUM/AVG accumulator. `sum` starts NULL for SUM (the first value
 /// becomes the sum, so SUM(-0.0) is -0.0) and 0.0 for AVG and `$SUM0`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SumF {
     sum: Option<f64>,
     n: i64,
@@ -64,14 +64,14 @@ impl Accumulator for SumI64 {
         Ok(if kind == AggKind::Avg {
             // Java long division.
             let value = |s: &SumI| (s.n != 0).then(|| s.sum.wrapping_div(s.n) as u64);
-            drive(st, pass, inp, apply, value, eq_i, clear)
+            drive_with(Held::new(st), pass, inp, apply, value, eq_i, clear)
         } else if kind == AggKind::Sum0 {
             // `$SUM0`: never NULL (Sum0AggFunction).
             let value = |s: &SumI| Some(s.sum as u64);
-            drive(st, pass, inp, apply, value, eq_i, clear)
+            drive_with(Held::new(st), pass, inp, apply, value, eq_i, clear)
         } else {
             let value = |s: &SumI| (s.n != 0).then_some(s.sum as u64);
-            drive(st, pass, inp, apply, value, eq_i, clear)
+            drive_with(Held::new(st), pass, inp, apply, value, eq_i, clear)
         })
     }
 
@@ -131,13 +131,13 @@ impl Accumulator for SumF64 {
         };
         Ok(if kind == AggKind::Avg {
             let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(|t| (t / s.n as f64).to_bits()) };
-            drive(st, pass, inp, apply, value, eq_f, clear)
+            drive_with(Held::new(st), pass, inp, apply, value, eq_f, clear)
         } else if kind == AggKind::Sum0 {
             let value = |s: &SumF| Some(s.sum.unwrap_or(0.0).to_bits());
-            drive(st, pass, inp, apply, value, eq_f, clear)
+            drive_with(Held::new(st), pass, inp, apply, value, eq_f, clear)
         } else {
             let value = |s: &SumF| if s.n == 0 { None } else { s.sum.map(f64::to_bits) };
-            drive(st, pass, inp, apply, value, eq_f, clear)
+            drive_with(Held::new(st), pass, inp, apply, value, eq_f, clear)
         })
     }
 
