@@ -20,7 +20,7 @@
 //! a key is copied only when its group is created. The accumulators are
 //! column-major (one typed vector per aggregate, indexed by slot), so after
 //! one probe per row resolves the batch's slots, each aggregate is updated by
-//! one typed loop over the batch (its [`GroupsAccumulator`]) that
+//! one typed loop over the batch (its `GroupsAccumulator`) that
 //! appends the values before/after each row that the changelog emits. As
 //! aggregates are independent, every row sees exactly the values the
 //! row-at-a-time loop above sees, and the output is that loop's changelog,
