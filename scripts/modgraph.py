@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The `use` graph of a crate's files, and its cycles.
 
-usage: scripts/modgraph.py CRATE/src [--edges]
+usage: scripts/modgraph.py CRATE/src [PREFIX ...] [--edges]
 
 An edge A -> B means file A names an item defined in file B (through a
 `use` or a `crate::`/`super::`/`self::` path), with re-exports and imports
 followed to the file that defines the item, so a parent `mod.rs` that
 re-exports its children is not a cycle with them unless a child also uses
 something the parent itself defines. `#[cfg(test)] mod tests` blocks and
-comments are ignored. Exits 1 and lists the cycles if there are any.
+comments are ignored. With PREFIX arguments (module paths such as `jni`
+or `group_agg::sum`) only the modules under them are printed and checked.
+Exits 1 and lists the cycles if there are any.
 """
 
 import os
@@ -61,6 +63,8 @@ def expand(prefix, body):
 
 def main():
     root = sys.argv[1].rstrip("/")
+    prefixes = [tuple(p.split("::")) for p in sys.argv[2:] if not p.startswith("--")]
+    keep = lambda m: not prefixes or any(m[: len(p)] == p for p in prefixes)
     files = {}
     for d, _, names in os.walk(root):
         for n in names:
@@ -127,6 +131,7 @@ def main():
             if target is not None and target != mod:
                 edges[mod].add(target)
 
+    edges = {m: {t for t in ts if keep(t)} for m, ts in edges.items() if keep(m)}
     show = lambda m: "crate" + "".join("::" + s for s in m)
     if "--edges" in sys.argv:
         for m in sorted(edges):
@@ -135,7 +140,7 @@ def main():
     cycles = [c for c in sccs(edges) if len(c) > 1]
     for c in cycles:
         print("cycle:", " <-> ".join(sorted(show(m) for m in c)))
-    print(f"{len(files)} files, {sum(map(len, edges.values()))} edges, {len(cycles)} cycles")
+    print(f"{len(edges)} files, {sum(map(len, edges.values()))} edges, {len(cycles)} cycles")
     sys.exit(1 if cycles else 0)
 
 

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array};
 use arrow_select::take::take;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
     hash_binary_row, AggSpec, ChannelAssigner, DedupOptions, DedupOrder, Deduplicate, FlinkKeyEncoder, GroupAggOptions,
@@ -142,23 +143,30 @@ fn group_agg(c: &mut Criterion) {
                 op.process(&b, &kinds).unwrap(); // every key in state from here on
                 op
             });
-            for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
-                report(&format!("{group} {name}"), d, || drop(black_box(op.process(&b, &kinds).unwrap())));
-            }
-            let [bo, ow] = &mut ops;
-            paired(
-                group,
-                d,
-                || drop(black_box(bo.process(&b, &kinds).unwrap())),
-                || drop(black_box(ow.process(&b, &kinds).unwrap())),
-            );
-            for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
-                g.bench_with_input(BenchmarkId::new(name, d), &b, |bn, b| {
-                    bn.iter(|| black_box(op.process(b, &kinds).unwrap()))
-                });
-            }
+            borrowed_vs_owned(&mut g, group, d, &b, &mut ops, |op, b| op.process(b, &kinds).unwrap());
         }
         g.finish();
+    }
+}
+
+/// The borrowed-probe (`ops[0]`) and owned-probe (`ops[1]`) operator on
+/// batch `b` of `distinct` keys: allocations per row, the paired ratio, and
+/// one criterion benchmark each in `g`.
+fn borrowed_vs_owned<O, R>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    group: &str,
+    distinct: usize,
+    b: &RecordBatch,
+    ops: &mut [O; 2],
+    process: impl Fn(&mut O, &RecordBatch) -> R,
+) {
+    for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
+        report(&format!("{group} {name}"), distinct, || drop(black_box(process(op, b))));
+    }
+    let [bo, ow] = ops;
+    paired(group, distinct, || drop(black_box(process(bo, b))), || drop(black_box(process(ow, b))));
+    for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
+        g.bench_with_input(BenchmarkId::new(name, distinct), b, |bn, b| bn.iter(|| black_box(process(op, b))));
     }
 }
 
@@ -174,21 +182,7 @@ fn dedup(c: &mut Criterion, group: &str, keep: Keep, order: DedupOrder) {
             op.process(&b, &kinds).unwrap();
             op
         });
-        for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
-            report(&format!("{group} {name}"), d, || drop(black_box(op.process(&b, &kinds).unwrap())));
-        }
-        let [bo, ow] = &mut ops;
-        paired(
-            group,
-            d,
-            || drop(black_box(bo.process(&b, &kinds).unwrap())),
-            || drop(black_box(ow.process(&b, &kinds).unwrap())),
-        );
-        for (op, name) in ops.iter_mut().zip(["borrowed", "owned"]) {
-            g.bench_with_input(BenchmarkId::new(name, d), &b, |bn, b| {
-                bn.iter(|| black_box(op.process(b, &kinds).unwrap()))
-            });
-        }
+        borrowed_vs_owned(&mut g, group, d, &b, &mut ops, |op, b| op.process(b, &kinds).unwrap());
     }
     g.finish();
 }

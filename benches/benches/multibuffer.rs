@@ -10,7 +10,8 @@
 use std::hint::black_box;
 
 use arrow_array::{Array, StringArray};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::digest::{digest_hex, digest_raw, DigestAlgorithm};
 use sluice_kernels::hex::encode_lower;
 use sluice_kernels::multibuffer::{self as mb, force_level};
@@ -116,46 +117,9 @@ fn benches(c: &mut Criterion) {
     bench_algo!(c, "sha256/mixed_0_300B", &mixed, D::Sha256, 32, mb::sha256_many_with_level);
 }
 
-/// Where long rows stop paying off in the lanes: uniform lengths, fewer
-/// rows so every case hashes the same 8 MiB or so.
-fn long_rows(c: &mut Criterion) {
-    for len in [1024usize, 4096, 16384] {
-        let rows = (8 << 20) / len;
-        let col: StringArray = column(|_| len).slice(0, rows);
-        let mut g = c.benchmark_group(format!("md5_long/{len}B"));
-        g.throughput(Throughput::Bytes((rows * len) as u64));
-        g.bench_function("single_stream", |b| {
-            b.iter(|| {
-                let mut acc = 0u8;
-                for i in 0..col.len() {
-                    acc ^= md5_single(col.value(i).as_bytes())[0];
-                }
-                black_box(acc)
-            })
-        });
-        g.bench_function("Avx512", |b| {
-            b.iter(|| {
-                let mut acc = 0u8;
-                mb::md5_many_with_level(
-                    Level::Avx512,
-                    col.len(),
-                    |i| Some(col.value(i).as_bytes()),
-                    |_, d| acc ^= d[0],
-                );
-                black_box(acc)
-            })
-        });
-        g.finish();
-    }
-}
-
-/// A batch whose last row is long (8,191 rows of 64 bytes, then 256 KiB):
-/// the drain finishes that row single-stream instead of hashing it in one
-/// busy lane next to 15 idle ones.
-fn long_tail(c: &mut Criterion) {
-    let col: StringArray = column(|i| if i == ROWS - 1 { 256 << 10 } else { 64 });
-    let mut g = c.benchmark_group("md5_long_tail");
-    g.throughput(Throughput::Elements(ROWS as u64));
+/// MD5 of every row of `col`, single-stream and through the AVX-512 lanes,
+/// as two benchmarks of `g`.
+fn md5_single_vs_lanes(g: &mut BenchmarkGroup<'_, WallTime>, col: &StringArray) {
     g.bench_function("single_stream", |b| {
         b.iter(|| {
             let mut acc = 0u8;
@@ -172,6 +136,29 @@ fn long_tail(c: &mut Criterion) {
             black_box(acc)
         })
     });
+}
+
+/// Where long rows stop paying off in the lanes: uniform lengths, fewer
+/// rows so every case hashes the same 8 MiB or so.
+fn long_rows(c: &mut Criterion) {
+    for len in [1024usize, 4096, 16384] {
+        let rows = (8 << 20) / len;
+        let col: StringArray = column(|_| len).slice(0, rows);
+        let mut g = c.benchmark_group(format!("md5_long/{len}B"));
+        g.throughput(Throughput::Bytes((rows * len) as u64));
+        md5_single_vs_lanes(&mut g, &col);
+        g.finish();
+    }
+}
+
+/// A batch whose last row is long (8,191 rows of 64 bytes, then 256 KiB):
+/// the drain finishes that row single-stream instead of hashing it in one
+/// busy lane next to 15 idle ones.
+fn long_tail(c: &mut Criterion) {
+    let col: StringArray = column(|i| if i == ROWS - 1 { 256 << 10 } else { 64 });
+    let mut g = c.benchmark_group("md5_long_tail");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    md5_single_vs_lanes(&mut g, &col);
     g.finish();
 }
 

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The whole C-ABI test suite of libsluice, in one command:
 #
-#   ffi/tests/run.sh [--debug]
+#   ffi/tests/run.sh [--debug] [--no-cargo-test]
 #
-# 1. Rust tests of the crate (panic boundary, last_error, header drift).
+# 1. Rust tests of the crate (panic boundary, last_error, header drift);
+#    --no-cargo-test skips them for a caller that has just run them
+#    (scripts/test.sh runs `cargo test --workspace` first, and a second
+#    `cargo test -p sluice-ffi` would rebuild the crate chain with the
+#    features of sluice-ffi alone only to run the same tests again).
 # 2. Builds libsluice.so + libsluice.a (release unless --debug), with the
 #    default features (mimalloc as the global allocator).
 # 3. Compiles each C test program (ffi/tests/c/test_*.c) with
@@ -30,18 +34,24 @@ ROOT="$(dirname "$FFI")"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 PROFILE=release
 CARGO_PROFILE=(--release)
-if [[ "${1:-}" == "--debug" ]]; then
-  PROFILE=debug
-  CARGO_PROFILE=()
-fi
+CARGO_TEST=1
+for arg in "$@"; do
+  case "$arg" in
+    --debug) PROFILE=debug; CARGO_PROFILE=() ;;
+    --no-cargo-test) CARGO_TEST=0 ;;
+    *) echo "usage: ffi/tests/run.sh [--debug] [--no-cargo-test]" >&2; exit 2 ;;
+  esac
+done
 OUT="$TARGET_DIR/ffi-tests/$PROFILE"
 mkdir -p "$OUT/mimalloc" "$OUT/system"
 cd "$ROOT"
 
 step() { printf '\n=== %s\n' "$*"; }
 
-step "cargo test -p sluice-ffi"
-cargo test -p sluice-ffi --quiet
+if [[ "$CARGO_TEST" == 1 ]]; then
+  step "cargo test -p sluice-ffi"
+  cargo test -p sluice-ffi --quiet
+fi
 
 step "build libsluice ($PROFILE, mimalloc)"
 cargo build -p sluice-ffi "${CARGO_PROFILE[@]}" --quiet

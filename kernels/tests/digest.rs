@@ -1,7 +1,10 @@
 //! Digest kernels against published vectors, the RustCrypto streaming hashers
 //! plus `hex::encode` (per row, the reference), and Flink's SHA2 rules.
 
+mod support;
+
 use std::sync::Arc;
+use support::reference_hex as reference;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{
@@ -9,25 +12,12 @@ use arrow_array::{
     NullArray, Scalar, StringArray, StringViewArray,
 };
 use proptest::prelude::*;
-use sha2::Digest as _;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_kernels::digest::{self, digest_hex, DigestAlgorithm};
 use sluice_kernels::Error;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::system();
-
-/// The reference: the streaming RustCrypto hasher and `hex::encode`.
-fn reference(alg: DigestAlgorithm, b: &[u8]) -> String {
-    match alg {
-        DigestAlgorithm::Md5 => hex::encode(md5::Md5::digest(b)),
-        DigestAlgorithm::Sha1 => hex::encode(sha1::Sha1::digest(b)),
-        DigestAlgorithm::Sha224 => hex::encode(sha2::Sha224::digest(b)),
-        DigestAlgorithm::Sha256 => hex::encode(sha2::Sha256::digest(b)),
-        DigestAlgorithm::Sha384 => hex::encode(sha2::Sha384::digest(b)),
-        DigestAlgorithm::Sha512 => hex::encode(sha2::Sha512::digest(b)),
-    }
-}
 
 /// The same rows in all six accepted layouts.
 fn layouts(rows: &[Option<&[u8]>]) -> Vec<ArrayRef> {

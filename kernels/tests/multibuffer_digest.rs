@@ -7,10 +7,10 @@
 mod support;
 
 use std::sync::Mutex;
+use support::reference_hex as reference;
 
 use arrow_array::{Array, BinaryArray};
 use proptest::prelude::*;
-use sha2::Digest as _;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_kernels::digest::{digest_hex, DigestAlgorithm};
 use sluice_kernels::multibuffer::force_level;
@@ -21,17 +21,6 @@ static ALLOC: CountingAlloc = CountingAlloc::system();
 
 /// Serialises the tests of this binary around the process-wide level.
 static LEVEL_LOCK: Mutex<()> = Mutex::new(());
-
-fn reference(alg: DigestAlgorithm, b: &[u8]) -> String {
-    match alg {
-        DigestAlgorithm::Md5 => hex::encode(md5::Md5::digest(b)),
-        DigestAlgorithm::Sha1 => hex::encode(sha1::Sha1::digest(b)),
-        DigestAlgorithm::Sha224 => hex::encode(sha2::Sha224::digest(b)),
-        DigestAlgorithm::Sha256 => hex::encode(sha2::Sha256::digest(b)),
-        DigestAlgorithm::Sha384 => hex::encode(sha2::Sha384::digest(b)),
-        DigestAlgorithm::Sha512 => hex::encode(sha2::Sha512::digest(b)),
-    }
-}
 
 fn levels() -> Vec<Level> {
     Level::testable()

@@ -1,6 +1,6 @@
 //! Aggregate functions: specs and their resolution against the input schema.
-//! The accumulators live in `agg_state` (column-major,
-//! per slot), the per-batch loops in `agg_update`.
+//! Their accumulators (column-major, one state per group slot, behind the
+//! `GroupsAccumulator` trait) live in `group_agg/`.
 //!
 //! Semantics follow Flink's built-in functions
 //! (`flink-table-planner/.../functions/aggfunctions/*` and
@@ -122,7 +122,6 @@ pub(crate) struct Resolved {
     pub(crate) kind: AggKind,
     pub(crate) column: Option<usize>,
     pub(crate) vtype: VType,
-    pub(crate) out: VType,
     pub(crate) field: Field,
 }
 
@@ -139,7 +138,6 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
             kind: spec.kind,
             column: None,
             vtype: VType::I64,
-            out: VType::I64,
             field: Field::new(name, DataType::Int64, false),
         });
     }
@@ -169,7 +167,6 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
         kind: spec.kind,
         column: Some(c),
         vtype,
-        out,
         field: Field::new(name, dt, !matches!(spec.kind, AggKind::Count | AggKind::Sum0)),
     })
 }

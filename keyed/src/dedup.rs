@@ -33,13 +33,11 @@ use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
 use crate::error::{invalid_arg, Error, Result};
-use crate::flink_hash::{check_parallelism, KeyGroupRange};
-use crate::group_agg::check_schema;
-use crate::key_encoder::{KeyBlock, KeyPlan};
-use crate::payload::PayloadCodec;
-use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag};
-use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
+use crate::flink_hash::KeyGroupRange;
+use crate::keyed_rows::{admit_key, emit_update, read_stored_row, replace_stored, KeyedRows, KeyedRowsConfig};
+use crate::row_kind::RowKind;
+use crate::snapshot::{fnv1a, OpTag};
+use crate::state::{ByteKeyMap, KeyProbe};
 
 /// Which row of a key survives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -130,25 +128,26 @@ struct Stored {
     time: i64,
 }
 
+impl Stored {
+    /// Writes the snapshot value: time, then the stored row.
+    fn write(&self, w: &mut crate::snapshot::Writer) {
+        w.i64(self.time);
+        w.bytes(&self.payload);
+    }
+}
+
 /// [`Stored::time`] under proctime order: the kept row's RowKind is `+U`.
 const KEPT_AS_UPDATE: i64 = 1;
 
 /// A streaming deduplication.
 pub struct Deduplicate {
-    schema: SchemaRef,
-    key_columns: Vec<usize>,
-    key_plan: KeyPlan,
+    core: KeyedRows,
     opts: DedupOptions,
-    fingerprint: u64,
     /// Keep-first by proctime: only "seen".
     seen: ByteKeyMap<()>,
     /// Every other variant: the kept row and its time.
     kept: ByteKeyMap<Stored>,
-    block: KeyBlock,
-    codec: PayloadCodec,
     emit_rows: Vec<u32>,
-    acct: Accounting,
-    owned_key_probe: bool,
 }
 
 impl Deduplicate {
@@ -158,8 +157,16 @@ impl Deduplicate {
     /// Unsupported key types, a rowtime column that is not Int64 or
     /// `Timestamp(Millisecond)`, bad max parallelism.
     pub fn new(schema: SchemaRef, key_columns: Vec<usize>, opts: DedupOptions) -> Result<Self> {
-        check_parallelism(opts.max_parallelism, 1)?;
-        let key_plan = KeyPlan::new(&schema, &key_columns)?;
+        let fingerprint =
+            fnv1a(format!("dedup|{:?}|{key_columns:?}|{:?}|{:?}", schema.fields(), opts.keep, opts.order).as_bytes());
+        let core = KeyedRows::new(KeyedRowsConfig {
+            schema: schema.clone(),
+            key_columns,
+            tag: OpTag::Dedup,
+            max_parallelism: opts.max_parallelism,
+            state_budget: opts.state_budget,
+            fingerprint,
+        })?;
         if let DedupOrder::RowTime { column } = opts.order {
             let f = schema
                 .fields()
@@ -173,22 +180,7 @@ impl Deduplicate {
                 });
             }
         }
-        let fingerprint =
-            fnv1a(format!("dedup|{:?}|{key_columns:?}|{:?}|{:?}", schema.fields(), opts.keep, opts.order).as_bytes());
-        Ok(Deduplicate {
-            key_plan,
-            codec: PayloadCodec::new(schema.clone())?,
-            schema,
-            key_columns,
-            acct: Accounting::new(opts.state_budget),
-            opts,
-            fingerprint,
-            seen: ByteKeyMap::default(),
-            kept: ByteKeyMap::default(),
-            block: KeyBlock::new(),
-            emit_rows: Vec::new(),
-            owned_key_probe: false,
-        })
+        Ok(Deduplicate { core, opts, seen: ByteKeyMap::default(), kept: ByteKeyMap::default(), emit_rows: Vec::new() })
     }
 
     fn first_by_proctime(&self) -> bool {
@@ -202,7 +194,7 @@ impl Deduplicate {
 
     /// Retained state bytes (keys, stored rows, per-entry overhead estimate).
     pub fn size(&self) -> usize {
-        self.acct.bytes
+        self.core.size()
     }
 
     /// Processes one insert-only batch.
@@ -211,8 +203,7 @@ impl Deduplicate {
     /// A row kind other than `+I` ([`Error::UnexpectedRowKind`]), schema or
     /// length mismatch, [`Error::StateBudgetExceeded`].
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
-        check_schema(&self.schema, batch)?;
-        check_kinds_len(row_kinds, batch.num_rows())?;
+        self.core.check(batch, row_kinds)?;
         if let Some(row) = row_kinds.iter().position(|k| *k != RowKind::Insert) {
             return Err(Error::UnexpectedRowKind { row, kind: row_kinds[row].to_byte(), operator: "Deduplicate" });
         }
@@ -224,11 +215,11 @@ impl Deduplicate {
             // processLastRowOnProcTime: stateless, +U for every row.
             return Ok((batch.clone(), vec![RowKind::UpdateAfter; batch.num_rows()]));
         }
-        self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
+        self.core.encode_keys(batch)?;
         if self.first_by_proctime() {
             return self.process_first_proctime(batch);
         }
-        self.codec.encode(batch)?;
+        self.core.encode_rows(batch)?;
         let times = match self.opts.order {
             DedupOrder::ProcTime => None,
             DedupOrder::RowTime { column } => Some(TimeCol::new(batch.column(column))),
@@ -238,23 +229,16 @@ impl Deduplicate {
         } else {
             RowKind::UpdateAfter
         };
-        let Self { kept, block, codec, acct, opts, owned_key_probe, .. } = self;
-        let owned_key_probe = *owned_key_probe;
-        let mut owned_key: Vec<u8>;
+        let KeyedRows { block, codec, acct, owned_key_probe, .. } = &mut self.core;
+        let (kept, opts) = (&mut self.kept, &self.opts);
+        let mut owned_key = Vec::new();
         for i in 0..batch.num_rows() {
-            let key = if owned_key_probe {
-                owned_key = block.row(i).to_vec();
-                &owned_key[..]
-            } else {
-                block.row(i)
-            };
+            let key = block.probe_row(i, owned_key_probe.then_some(&mut owned_key));
             let time = times.as_ref().map_or(0, |t| t.get(i));
             match kept.entry_ref(&KeyProbe(key)) {
                 EntryRef::Vacant(v) => {
                     let cur = codec.row(i);
-                    let add = key.len() + cur.len() + ENTRY_OVERHEAD;
-                    acct.check(add)?;
-                    acct.charge(add);
+                    admit_key(acct, key, cur.len())?;
                     v.insert_with_key(Box::from(key), Stored { payload: Arc::from(cur), time });
                     codec.emit_input(i, first_kind);
                 }
@@ -280,41 +264,24 @@ impl Deduplicate {
                     if !replace {
                         continue;
                     }
-                    let cur = codec.row(i);
-                    let old_len = s.payload.len();
-                    if cur.len() > old_len {
-                        acct.check(cur.len() - old_len)?;
-                    }
-                    let prev = std::mem::replace(&mut s.payload, Arc::from(cur));
+                    let prev = replace_stored(acct, &mut s.payload, codec.row(i))?;
                     s.time = if opts.order == DedupOrder::ProcTime { KEPT_AS_UPDATE } else { time };
-                    acct.release(old_len);
-                    acct.charge(cur.len());
-                    if opts.generate_update_before {
-                        codec.emit_stored(prev, RowKind::UpdateBefore);
-                    }
-                    codec.emit_input(i, RowKind::UpdateAfter);
+                    emit_update(codec, prev, i, opts.generate_update_before);
                 }
             }
         }
-        self.codec.finish()
+        self.core.codec.finish()
     }
 
     fn process_first_proctime(&mut self, batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
-        let Self { seen, block, acct, emit_rows, owned_key_probe, .. } = self;
-        let owned_key_probe = *owned_key_probe;
-        let mut owned_key: Vec<u8>;
+        let KeyedRows { block, acct, owned_key_probe, .. } = &mut self.core;
+        let (seen, emit_rows) = (&mut self.seen, &mut self.emit_rows);
+        let mut owned_key = Vec::new();
         emit_rows.clear();
         for i in 0..batch.num_rows() {
-            let key = if owned_key_probe {
-                owned_key = block.row(i).to_vec();
-                &owned_key[..]
-            } else {
-                block.row(i)
-            };
+            let key = block.probe_row(i, owned_key_probe.then_some(&mut owned_key));
             if let EntryRef::Vacant(v) = seen.entry_ref(&KeyProbe(key)) {
-                let add = key.len() + ENTRY_OVERHEAD;
-                acct.check(add)?;
-                acct.charge(add);
+                admit_key(acct, key, 0)?;
                 v.insert_with_key(Box::from(key), ());
                 emit_rows.push(i as u32);
             }
@@ -339,7 +306,7 @@ impl Deduplicate {
     /// benches can compare both in one run. Not for production use.
     #[cfg(feature = "public_imp")]
     pub fn set_owned_key_probe(&mut self, on: bool) {
-        self.owned_key_probe = on;
+        self.core.owned_key_probe = on;
     }
 
     /// Serialises the keys whose key group is in `range`.
@@ -347,14 +314,11 @@ impl Deduplicate {
     /// # Errors
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
-        let (m, f) = (self.opts.max_parallelism, self.fingerprint);
+        let format = &self.core.format;
         if self.first_by_proctime() {
-            return Ok(write_snapshot(OpTag::Dedup, m, f, range, self.seen.iter().map(|(k, v)| (&**k, v)), |_, _| {}));
+            return Ok(format.write(range, self.seen.iter().map(|(k, v)| (&**k, v)), |_, _| {}));
         }
-        Ok(write_snapshot(OpTag::Dedup, m, f, range, self.kept.iter().map(|(k, v)| (&**k, v)), |s, w| {
-            w.i64(s.time);
-            w.bytes(&s.payload);
-        }))
+        Ok(format.write(range, self.kept.iter().map(|(k, v)| (&**k, v)), Stored::write))
     }
 
     /// One snapshot per non-empty key group of `range` (ascending), written
@@ -363,16 +327,11 @@ impl Deduplicate {
     /// # Errors
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
-        let (m, f) = (self.opts.max_parallelism, self.fingerprint);
+        let format = &self.core.format;
         if self.first_by_proctime() {
-            let entries = self.seen.iter().map(|(k, v)| (&**k, v));
-            return Ok(write_snapshots_by_key_group(OpTag::Dedup, m, f, range, entries, |_, _| {}));
+            return Ok(format.write_by_key_group(range, self.seen.iter().map(|(k, v)| (&**k, v)), |_, _| {}));
         }
-        let entries = self.kept.iter().map(|(k, v)| (&**k, v));
-        Ok(write_snapshots_by_key_group(OpTag::Dedup, m, f, range, entries, |s, w| {
-            w.i64(s.time);
-            w.bytes(&s.payload);
-        }))
+        Ok(format.write_by_key_group(range, self.kept.iter().map(|(k, v)| (&**k, v)), Stored::write))
     }
 
     /// Adds the keys of `bytes` in `range` to the state.
@@ -381,30 +340,20 @@ impl Deduplicate {
     /// [`Error::CorruptSnapshot`] (state unchanged), a duplicate key, the budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
         let first = self.first_by_proctime();
-        let mut staged: Vec<(Box<[u8]>, Option<Stored>)> = Vec::new();
-        let codec = &self.codec;
-        read_snapshot(bytes, OpTag::Dedup, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
-            let v = if first {
-                None
-            } else {
+        let (seen, kept) = (&self.seen, &self.kept);
+        let staged = self.core.restore(
+            bytes,
+            range,
+            |k| seen.contains_key(k) || kept.contains_key(k),
+            |r, codec| {
+                if first {
+                    return Ok(None);
+                }
                 let time = r.i64("row time")?;
-                let at = r.pos();
-                let p = r.bytes("stored row")?;
-                codec.validate(p, at)?;
-                Some(Stored { payload: Arc::from(p), time })
-            };
-            staged.push((Box::from(key), v));
-            Ok(())
-        })?;
-        let mut add = 0;
-        for (k, v) in &staged {
-            if self.seen.contains_key(k) || self.kept.contains_key(k) {
-                return Err(invalid_arg("restore: a restored key is already in state"));
-            }
-            add += k.len() + ENTRY_OVERHEAD + v.as_ref().map_or(0, |s| s.payload.len());
-        }
-        self.acct.check(add)?;
-        self.acct.charge(add);
+                Ok(Some(Stored { payload: read_stored_row(r, codec)?, time }))
+            },
+            |v| v.as_ref().map_or(0, |s| s.payload.len()),
+        )?;
         for (k, v) in staged {
             match v {
                 None => {

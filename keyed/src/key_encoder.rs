@@ -486,6 +486,20 @@ impl KeyBlock {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.data[start..end]
     }
+
+    /// Row `i`'s key for a state probe: borrowed from the block, or, when
+    /// `owned` is given (the benches' owned-key mode, see the operators'
+    /// `set_owned_key_probe`), copied into a fresh `Vec` stored there.
+    #[inline]
+    pub(crate) fn probe_row<'a>(&'a self, i: usize, owned: Option<&'a mut Vec<u8>>) -> &'a [u8] {
+        match owned {
+            None => self.row(i),
+            Some(copy) => {
+                *copy = self.row(i).to_vec();
+                copy
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -26,16 +26,13 @@
 //! arrow-row, decoded once per batch on emission.
 
 pub mod agg;
-mod agg_drive;
-mod agg_output;
-mod agg_state;
-mod agg_update;
 pub mod dedup;
 pub mod error;
 pub mod exchange;
 pub mod flink_hash;
 pub mod group_agg;
 pub mod key_encoder;
+mod keyed_rows;
 pub mod normalize;
 mod payload;
 pub mod row_kind;

@@ -26,17 +26,14 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use hashbrown::hash_map::EntryRef;
 
-use crate::error::{invalid_arg, Result};
-use crate::flink_hash::{check_parallelism, KeyGroupRange};
-use crate::group_agg::check_schema;
-use crate::key_encoder::{KeyBlock, KeyPlan};
-use crate::payload::PayloadCodec;
-use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag};
-use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
-
-/// A restored (key, stored row) pair.
-type Entry = (Box<[u8]>, Arc<[u8]>);
+use crate::error::Result;
+use crate::flink_hash::KeyGroupRange;
+use crate::keyed_rows::{
+    admit_key, emit_update, read_stored_row, release_key, replace_stored, KeyedRows, KeyedRowsConfig,
+};
+use crate::row_kind::RowKind;
+use crate::snapshot::{fnv1a, OpTag};
+use crate::state::{ByteKeyMap, KeyProbe};
 
 /// Options of [`ChangelogNormalize`].
 #[derive(Clone, Debug)]
@@ -68,16 +65,10 @@ impl Default for NormalizeOptions {
 
 /// Upsert → full changelog, keyed by the primary key columns.
 pub struct ChangelogNormalize {
-    schema: SchemaRef,
-    key_columns: Vec<usize>,
-    key_plan: KeyPlan,
+    core: KeyedRows,
     opts: NormalizeOptions,
-    fingerprint: u64,
+    /// Key bytes → the stored (last) row.
     map: ByteKeyMap<Arc<[u8]>>,
-    block: KeyBlock,
-    codec: PayloadCodec,
-    acct: Accounting,
-    owned_key_probe: bool,
 }
 
 impl ChangelogNormalize {
@@ -86,21 +77,16 @@ impl ChangelogNormalize {
     /// # Errors
     /// Unsupported key types, bad max parallelism, a schema arrow-row cannot encode.
     pub fn new(schema: SchemaRef, key_columns: Vec<usize>, opts: NormalizeOptions) -> Result<Self> {
-        check_parallelism(opts.max_parallelism, 1)?;
-        let key_plan = KeyPlan::new(&schema, &key_columns)?;
         let fingerprint = fnv1a(format!("normalize|{:?}|{key_columns:?}", schema.fields()).as_bytes());
-        Ok(ChangelogNormalize {
-            key_plan,
-            codec: PayloadCodec::new(schema.clone())?,
+        let core = KeyedRows::new(KeyedRowsConfig {
             schema,
             key_columns,
-            acct: Accounting::new(opts.state_budget),
-            opts,
+            tag: OpTag::Normalize,
+            max_parallelism: opts.max_parallelism,
+            state_budget: opts.state_budget,
             fingerprint,
-            map: ByteKeyMap::default(),
-            block: KeyBlock::new(),
-            owned_key_probe: false,
-        })
+        })?;
+        Ok(ChangelogNormalize { core, opts, map: ByteKeyMap::default() })
     }
 
     /// Keys in state.
@@ -110,7 +96,7 @@ impl ChangelogNormalize {
 
     /// Retained state bytes (keys, stored rows, per-entry overhead estimate).
     pub fn size(&self) -> usize {
-        self.acct.bytes
+        self.core.size()
     }
 
     /// Processes one upsert/changelog batch; returns rows of the input schema.
@@ -118,28 +104,20 @@ impl ChangelogNormalize {
     /// # Errors
     /// Schema or length mismatch, `Error::StateBudgetExceeded`.
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
-        check_schema(&self.schema, batch)?;
-        check_kinds_len(row_kinds, batch.num_rows())?;
-        self.key_plan.fill(batch, &self.key_columns, &mut self.block)?;
-        self.codec.encode(batch)?;
-        let Self { map, block, codec, acct, opts, owned_key_probe, .. } = self;
+        self.core.check(batch, row_kinds)?;
+        self.core.encode_keys(batch)?;
+        self.core.encode_rows(batch)?;
+        let KeyedRows { block, codec, acct, owned_key_probe, .. } = &mut self.core;
+        let (map, opts) = (&mut self.map, &self.opts);
         let drop_equal_ua = opts.drop_equal_update_after;
-        let owned_key_probe = *owned_key_probe;
-        let mut owned_key: Vec<u8>;
+        let mut owned_key = Vec::new();
         for (i, &kind) in row_kinds.iter().enumerate() {
-            let key = if owned_key_probe {
-                owned_key = block.row(i).to_vec();
-                &owned_key[..]
-            } else {
-                block.row(i)
-            };
+            let key = block.probe_row(i, owned_key_probe.then_some(&mut owned_key));
             if kind.is_accumulate() {
                 match map.entry_ref(&KeyProbe(key)) {
                     EntryRef::Vacant(v) => {
                         let cur = codec.row(i);
-                        let add = key.len() + cur.len() + ENTRY_OVERHEAD;
-                        acct.check(add)?;
-                        acct.charge(add);
+                        admit_key(acct, key, cur.len())?;
                         v.insert_with_key(Box::from(key), Arc::from(cur));
                         codec.emit_input(i, RowKind::Insert);
                     }
@@ -154,25 +132,16 @@ impl ChangelogNormalize {
                         if comparable && **e.get() == *cur {
                             continue;
                         }
-                        let old_len = e.get().len();
-                        if cur.len() > old_len {
-                            acct.check(cur.len() - old_len)?;
-                        }
-                        let prev = std::mem::replace(e.get_mut(), Arc::from(cur));
-                        acct.release(old_len);
-                        acct.charge(cur.len());
-                        if opts.generate_update_before {
-                            codec.emit_stored(prev, RowKind::UpdateBefore);
-                        }
-                        codec.emit_input(i, RowKind::UpdateAfter);
+                        let prev = replace_stored(acct, e.get_mut(), cur)?;
+                        emit_update(codec, prev, i, opts.generate_update_before);
                     }
                 }
             } else if let Some((k, prev)) = map.remove_entry(&KeyProbe(key)) {
-                acct.release(k.len() + prev.len() + ENTRY_OVERHEAD);
+                release_key(acct, &k, prev.len());
                 codec.emit_stored(prev, RowKind::Delete);
             }
         }
-        self.codec.finish()
+        self.core.codec.finish()
     }
 
     /// Benchmark-only: copy every probe key into a fresh `Vec<u8>` before
@@ -180,7 +149,7 @@ impl ChangelogNormalize {
     /// benches can compare both in one run. Not for production use.
     #[cfg(feature = "public_imp")]
     pub fn set_owned_key_probe(&mut self, on: bool) {
-        self.owned_key_probe = on;
+        self.core.owned_key_probe = on;
     }
 
     /// Serialises the keys whose key group is in `range`.
@@ -188,14 +157,7 @@ impl ChangelogNormalize {
     /// # Errors
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
-        Ok(write_snapshot(
-            OpTag::Normalize,
-            self.opts.max_parallelism,
-            self.fingerprint,
-            range,
-            self.map.iter().map(|(k, v)| (&**k, v)),
-            |v, w| w.bytes(v),
-        ))
+        Ok(self.core.format.write(range, self.map.iter().map(|(k, v)| (&**k, v)), |v, w| w.bytes(v)))
     }
 
     /// One snapshot per non-empty key group of `range` (ascending), written
@@ -204,14 +166,7 @@ impl ChangelogNormalize {
     /// # Errors
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
-        Ok(write_snapshots_by_key_group(
-            OpTag::Normalize,
-            self.opts.max_parallelism,
-            self.fingerprint,
-            range,
-            self.map.iter().map(|(k, v)| (&**k, v)),
-            |v, w| w.bytes(v),
-        ))
+        Ok(self.core.format.write_by_key_group(range, self.map.iter().map(|(k, v)| (&**k, v)), |v, w| w.bytes(v)))
     }
 
     /// Adds the keys of `bytes` in `range` to the state.
@@ -219,24 +174,8 @@ impl ChangelogNormalize {
     /// # Errors
     /// `Error::CorruptSnapshot` (state unchanged), a duplicate key, the budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
-        let mut staged: Vec<Entry> = Vec::new();
-        let codec = &self.codec;
-        read_snapshot(bytes, OpTag::Normalize, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
-            let at = r.pos();
-            let p = r.bytes("stored row")?;
-            codec.validate(p, at)?;
-            staged.push((Box::from(key), Arc::from(p)));
-            Ok(())
-        })?;
-        let mut add = 0;
-        for (k, v) in &staged {
-            if self.map.contains_key(k) {
-                return Err(invalid_arg("restore: a restored key is already in state"));
-            }
-            add += k.len() + v.len() + ENTRY_OVERHEAD;
-        }
-        self.acct.check(add)?;
-        self.acct.charge(add);
+        let map = &self.map;
+        let staged = self.core.restore(bytes, range, |k| map.contains_key(k), read_stored_row, |v| v.len())?;
         self.map.extend(staged);
         Ok(())
     }

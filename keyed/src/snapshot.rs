@@ -238,6 +238,48 @@ pub(crate) fn write_snapshots_by_key_group<'v, V: 'v>(
         .collect()
 }
 
+/// What identifies one operator's snapshots: its tag, its max parallelism
+/// (the key groups) and its configuration fingerprint. Every keyed operator
+/// keeps one and writes and reads its snapshots through it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SnapshotFormat {
+    pub(crate) tag: OpTag,
+    pub(crate) max_parallelism: i32,
+    pub(crate) fingerprint: u64,
+}
+
+impl SnapshotFormat {
+    /// [`write_snapshot`] of this operator's `entries` in `range`.
+    pub(crate) fn write<'v, V: 'v>(
+        &self,
+        range: KeyGroupRange,
+        entries: impl Iterator<Item = (&'v [u8], &'v V)>,
+        write_value: impl FnMut(&V, &mut Writer),
+    ) -> Vec<u8> {
+        write_snapshot(self.tag, self.max_parallelism, self.fingerprint, range, entries, write_value)
+    }
+
+    /// [`write_snapshots_by_key_group`] of this operator's `entries` in `range`.
+    pub(crate) fn write_by_key_group<'v, V: 'v>(
+        &self,
+        range: KeyGroupRange,
+        entries: impl Iterator<Item = (&'v [u8], &'v V)>,
+        write_value: impl FnMut(&V, &mut Writer),
+    ) -> Vec<(i32, Vec<u8>)> {
+        write_snapshots_by_key_group(self.tag, self.max_parallelism, self.fingerprint, range, entries, write_value)
+    }
+
+    /// [`read_snapshot`] of a snapshot this operator's configuration wrote.
+    pub(crate) fn read(
+        &self,
+        bytes: &[u8],
+        range: KeyGroupRange,
+        on_entry: impl FnMut(&[u8], &mut Reader<'_>) -> Result<()>,
+    ) -> Result<()> {
+        read_snapshot(bytes, self.tag, self.max_parallelism, self.fingerprint, range, on_entry)
+    }
+}
+
 /// Bytes before the first section: magic, version, tag, max parallelism,
 /// fingerprint, section count.
 const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;

@@ -41,6 +41,14 @@ impl Accounting {
         Ok(())
     }
 
+    /// [`check`](Self::check)s then [`charge`](Self::charge)s `add` bytes.
+    #[inline]
+    pub(crate) fn admit(&mut self, add: usize) -> Result<()> {
+        self.check(add)?;
+        self.charge(add);
+        Ok(())
+    }
+
     #[inline]
     pub(crate) fn charge(&mut self, add: usize) {
         self.bytes = self.bytes.saturating_add(add);

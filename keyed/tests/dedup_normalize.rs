@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use common::{changelog, Cell};
+use arrow_schema::{DataType, Field, Schema};
+use common::{changelog, kvt_schema as schema, Cell, KeyedOp as Op};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -24,14 +24,6 @@ use RowKind::*;
 
 /// (key, value, time)
 type In = (String, Option<i64>, i64);
-
-fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Utf8, false),
-        Field::new("v", DataType::Int64, true),
-        Field::new("t", DataType::Int64, false),
-    ]))
-}
 
 fn batch(rows: &[In]) -> RecordBatch {
     let cols: Vec<ArrayRef> = vec![
@@ -48,41 +40,6 @@ fn cells(r: &In) -> Vec<Cell> {
 
 fn rec(kind: RowKind, k: &str, v: i64, t: i64) -> (RowKind, Vec<Cell>) {
     (kind, cells(&(k.to_string(), Some(v), t)))
-}
-
-trait Op {
-    fn step(&mut self, b: &RecordBatch, k: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>), Error>;
-    fn snap(&self, r: KeyGroupRange) -> Vec<u8>;
-    fn rest(&mut self, bytes: &[u8], r: KeyGroupRange) -> Result<(), Error>;
-    fn snap_kg(&self, r: KeyGroupRange) -> Vec<(i32, Vec<u8>)>;
-}
-impl Op for Deduplicate {
-    fn step(&mut self, b: &RecordBatch, k: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>), Error> {
-        self.process(b, k)
-    }
-    fn snap(&self, r: KeyGroupRange) -> Vec<u8> {
-        self.snapshot(r).unwrap()
-    }
-    fn rest(&mut self, bytes: &[u8], r: KeyGroupRange) -> Result<(), Error> {
-        self.restore(bytes, r)
-    }
-    fn snap_kg(&self, r: KeyGroupRange) -> Vec<(i32, Vec<u8>)> {
-        self.snapshot_key_groups(r).unwrap()
-    }
-}
-impl Op for ChangelogNormalize {
-    fn step(&mut self, b: &RecordBatch, k: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>), Error> {
-        self.process(b, k)
-    }
-    fn snap(&self, r: KeyGroupRange) -> Vec<u8> {
-        self.snapshot(r).unwrap()
-    }
-    fn rest(&mut self, bytes: &[u8], r: KeyGroupRange) -> Result<(), Error> {
-        self.restore(bytes, r)
-    }
-    fn snap_kg(&self, r: KeyGroupRange) -> Vec<(i32, Vec<u8>)> {
-        self.snapshot_key_groups(r).unwrap()
-    }
 }
 
 fn run(op: &mut dyn Op, input: &[(RowKind, In)], sizes: &[usize]) -> Vec<(RowKind, Vec<Cell>)> {

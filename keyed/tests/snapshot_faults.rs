@@ -5,10 +5,12 @@
 //! leave the restoring operator's state exactly as it was (its own snapshot
 //! and size unchanged), while the undamaged snapshot restores.
 
+mod common;
+
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use common::{kvt_schema as schema, KeyedOp as Op};
 use sluice_keyed::{
     AggSpec, ChangelogNormalize, DedupOptions, DedupOrder, Deduplicate, Error, GroupAggOptions, GroupAggregate, Keep,
     KeyGroupRange, NormalizeOptions, RowKind,
@@ -17,14 +19,6 @@ use sluice_keyed::{
 /// Bytes before the first section's key group: magic, version, tag, max
 /// parallelism, fingerprint, section count (keyed/src/snapshot.rs).
 const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;
-
-fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Utf8, false),
-        Field::new("v", DataType::Int64, true),
-        Field::new("t", DataType::Int64, false),
-    ]))
-}
 
 fn batch(keys: &[String]) -> RecordBatch {
     let n = keys.len() as i64;
@@ -36,39 +30,12 @@ fn batch(keys: &[String]) -> RecordBatch {
     RecordBatch::try_new(schema(), cols).unwrap()
 }
 
-/// The operator surface this test needs, over the three operators.
-trait Op {
-    fn push(&mut self, keys: &[String]);
-    fn snap_kg(&self) -> Vec<(i32, Vec<u8>)>;
-    fn snap(&self) -> Vec<u8>;
-    fn rest(&mut self, bytes: &[u8]) -> Result<(), Error>;
-    fn bytes(&self) -> usize;
+/// Pushes `keys` as one insert-only batch.
+fn push(op: &mut dyn Op, keys: &[String]) {
+    op.step(&batch(keys), &vec![RowKind::Insert; keys.len()]).unwrap();
 }
 
-macro_rules! impl_op {
-    ($t:ty) => {
-        impl Op for $t {
-            fn push(&mut self, keys: &[String]) {
-                self.process(&batch(keys), &vec![RowKind::Insert; keys.len()]).unwrap();
-            }
-            fn snap_kg(&self) -> Vec<(i32, Vec<u8>)> {
-                self.snapshot_key_groups(KeyGroupRange::all(128)).unwrap()
-            }
-            fn snap(&self) -> Vec<u8> {
-                self.snapshot(KeyGroupRange::all(128)).unwrap()
-            }
-            fn rest(&mut self, bytes: &[u8]) -> Result<(), Error> {
-                self.restore(bytes, KeyGroupRange::all(128))
-            }
-            fn bytes(&self) -> usize {
-                self.size()
-            }
-        }
-    };
-}
-impl_op!(GroupAggregate);
-impl_op!(Deduplicate);
-impl_op!(ChangelogNormalize);
+const ALL: KeyGroupRange = KeyGroupRange::all(128);
 
 type Make = fn() -> Box<dyn Op>;
 
@@ -108,20 +75,20 @@ fn keys(prefix: &str, n: usize) -> Vec<String> {
 /// The largest per-key-group snapshot of an operator that saw 60 keys.
 fn donor_blob(make: Make) -> (i32, Vec<u8>) {
     let mut donor = make();
-    donor.push(&keys("key ", 60));
-    donor.snap_kg().into_iter().max_by_key(|(_, b)| b.len()).unwrap()
+    push(&mut *donor, &keys("key ", 60));
+    donor.snap_kg(ALL).into_iter().max_by_key(|(_, b)| b.len()).unwrap()
 }
 
 /// Restores `bad` into `target` and checks the refusal and that nothing changed.
 fn refused(target: &mut dyn Op, bad: &[u8], name: &str, what: &str) -> String {
-    let before = (target.snap(), target.bytes());
-    let err = match target.rest(bad) {
+    let before = (target.snap(ALL), target.bytes());
+    let err = match target.rest(bad, ALL) {
         Err(e @ Error::CorruptSnapshot { .. }) => e.to_string(),
         other => panic!("{name}, {what}: expected CorruptSnapshot, got {other:?}"),
     };
     assert!(err.contains(&format!("{name} restore")), "{what}: {err}");
     assert!(err.contains("key group"), "{what}: {err}");
-    assert_eq!((target.snap(), target.bytes()), before, "{name}, {what}: state changed by a failed restore");
+    assert_eq!((target.snap(ALL), target.bytes()), before, "{name}, {what}: state changed by a failed restore");
     err
 }
 
@@ -130,7 +97,7 @@ fn a_snapshot_of_another_format_version_is_refused_by_name() {
     for (name, make) in operators() {
         let (kg, blob) = donor_blob(make);
         let mut target = make();
-        target.push(&keys("own ", 5));
+        push(&mut *target, &keys("own ", 5));
         for resum in [false, true] {
             let mut bad = blob.clone();
             bad[4..6].copy_from_slice(&2u16.to_le_bytes());
@@ -152,7 +119,7 @@ fn every_truncation_is_refused_and_restores_nothing() {
     for (name, make) in operators() {
         let (kg, blob) = donor_blob(make);
         let mut target = make();
-        target.push(&keys("own ", 5));
+        push(&mut *target, &keys("own ", 5));
         for cut in 0..blob.len() {
             let err = refused(&mut *target, &blob[..cut], name, &format!("cut at {cut}"));
             if cut >= HEADER + 4 {
@@ -167,7 +134,7 @@ fn every_bit_flip_is_refused_and_restores_nothing() {
     for (name, make) in operators() {
         let (kg, blob) = donor_blob(make);
         let mut target = make();
-        target.push(&keys("own ", 5));
+        push(&mut *target, &keys("own ", 5));
         for byte in 0..blob.len() {
             for bit in 0..8 {
                 let mut bad = blob.clone();
@@ -180,7 +147,7 @@ fn every_bit_flip_is_refused_and_restores_nothing() {
         }
         // The undamaged snapshot restores into the same operator.
         let size = target.bytes();
-        target.rest(&blob).unwrap();
+        target.rest(&blob, ALL).unwrap();
         assert!(target.bytes() > size, "{name}: nothing restored");
     }
 }
@@ -191,8 +158,8 @@ fn a_damaged_section_of_a_multi_group_snapshot_names_its_key_group() {
     // group of the section it is in, and the sections before it are not kept.
     for (name, make) in operators() {
         let mut donor = make();
-        donor.push(&keys("key ", 60));
-        let mut bad = donor.snap();
+        push(&mut *donor, &keys("key ", 60));
+        let mut bad = donor.snap(ALL);
         let first_kg = u32::from_le_bytes(bad[HEADER..HEADER + 4].try_into().unwrap());
         let body_len = u64::from_le_bytes(bad[HEADER + 8..HEADER + 16].try_into().unwrap()) as usize;
         // the second section's key group, written past the first's end, set out of order
@@ -204,7 +171,7 @@ fn a_damaged_section_of_a_multi_group_snapshot_names_its_key_group() {
         bad[end..].copy_from_slice(&sum.to_le_bytes());
         assert_ne!(first_kg, second_kg);
         let mut target = make();
-        target.push(&keys("own ", 5));
+        push(&mut *target, &keys("own ", 5));
         let err = refused(&mut *target, &bad, name, "out-of-order section");
         assert!(err.contains(&format!("key group {first_kg} out of order")), "{err}");
     }

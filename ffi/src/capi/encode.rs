@@ -13,7 +13,7 @@ use sluice_engine::flink_type::{output_field, STRING};
 
 use crate::capi::args::read_offsets;
 use crate::capi::arrow_c::OutSlot;
-use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::error::FfiError;
 
 /// Encodes `n_rows` UTF-16 strings to one `Utf8` array.
 ///
@@ -35,45 +35,33 @@ pub unsafe extern "C" fn sluice_utf16_to_utf8(
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
-    // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_utf16_to_utf8", unsafe { utf16_to_utf8(units, offsets, validity, n_rows, out, out_schema) })
-}
-
-/// # Safety
-/// As [`sluice_utf16_to_utf8`].
-unsafe fn utf16_to_utf8(
-    units: *const u16,
-    offsets: *const i64,
-    validity: *const u8,
-    n_rows: i64,
-    out: *mut FFI_ArrowArray,
-    out_schema: *mut FFI_ArrowSchema,
-) -> FfiResult<()> {
-    let slot = OutSlot::new(out, out_schema)?;
-    // SAFETY: forwarded contract.
-    let offs = unsafe { read_offsets(offsets, n_rows) }?;
-    let n = offs.len() - 1;
-    let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
-    let units: &[u16] = if total == 0 {
-        &[]
-    } else {
-        check_not_null!(units, "units");
-        if !units.is_aligned() {
-            return Err(FfiError::invalid("units is not aligned to 2 bytes"));
-        }
-        // SAFETY: non-NULL, aligned, `offsets[n_rows]` units per the contract.
-        unsafe { slice::from_raw_parts(units, total) }
-    };
-    let nulls = if validity.is_null() {
-        None
-    } else {
-        // SAFETY: `ceil(n / 8)` readable bytes per the contract.
-        let bits = unsafe { slice::from_raw_parts(validity, n.div_ceil(8)) };
-        Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_slice_ref(bits), 0, n)))
-    };
-    let result = sluice_kernels::encode::utf16_to_utf8(units, offs, nulls.as_ref())?;
-    let nullable = nulls.is_some() || result.null_count() > 0;
-    let field = output_field("utf8", DataType::Utf8, STRING, nullable);
-    // SAFETY: forwarded contract.
-    unsafe { slot.write(&result, &field, &[]) }
+    ffi_boundary!("sluice_utf16_to_utf8", {
+        let slot = OutSlot::new(out, out_schema)?;
+        // SAFETY: the caller's contract (this function's `# Safety`).
+        let offs = unsafe { read_offsets(offsets, n_rows) }?;
+        let n = offs.len() - 1;
+        let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
+        let units: &[u16] = if total == 0 {
+            &[]
+        } else {
+            check_not_null!(units, "units");
+            if !units.is_aligned() {
+                return Err(FfiError::invalid("units is not aligned to 2 bytes"));
+            }
+            // SAFETY: non-NULL, aligned, `offsets[n_rows]` units per the contract.
+            unsafe { slice::from_raw_parts(units, total) }
+        };
+        let nulls = if validity.is_null() {
+            None
+        } else {
+            // SAFETY: `ceil(n / 8)` readable bytes per the contract.
+            let bits = unsafe { slice::from_raw_parts(validity, n.div_ceil(8)) };
+            Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_slice_ref(bits), 0, n)))
+        };
+        let result = sluice_kernels::encode::utf16_to_utf8(units, offs, nulls.as_ref())?;
+        let nullable = nulls.is_some() || result.null_count() > 0;
+        let field = output_field("utf8", DataType::Utf8, STRING, nullable);
+        // SAFETY: the caller's contract (this function's `# Safety`).
+        unsafe { slot.write(&result, &field, &[]) }
+    })
 }

@@ -16,21 +16,24 @@
 // Only the x86-64 implementations exist so far.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-/// A vector of `LANES` 32-bit words.
+/// A vector of `LANES` words of type [`Word`](Self::Word): the operations
+/// every digest's compression is written in, whatever the word size.
 ///
 /// # Safety
 ///
 /// Every method may only be called from code compiled with the target
-/// features of the implementing type (for `arch::x86_64::avx512::lanes::V16x32`:
-/// `avx512f` and `avx512bw`; for `arch::x86_64::avx2::lanes::V8x32`: `avx2`),
-/// and only on a CPU that has them.
-pub(crate) unsafe trait V32: Copy {
+/// features of the implementing type (for `arch::x86_64::avx512::lanes`:
+/// `avx512f` and `avx512bw`; for `arch::x86_64::avx2::lanes`: `avx2`), and
+/// only on a CPU that has them.
+pub(crate) unsafe trait Lanes: Copy {
+    /// The lane word (`u32` or `u64`).
+    type Word;
     /// Loads `LANES` words from `p`.
-    unsafe fn load(p: *const u32) -> Self;
+    unsafe fn load(p: *const Self::Word) -> Self;
     /// Stores `LANES` words to `p`.
-    unsafe fn store(self, p: *mut u32);
+    unsafe fn store(self, p: *mut Self::Word);
     /// `x` in every lane.
-    unsafe fn splat(x: u32) -> Self;
+    unsafe fn splat(x: Self::Word) -> Self;
     /// Lane-wise wrapping add.
     unsafe fn add(self, b: Self) -> Self;
     /// Lane-wise xor.
@@ -41,12 +44,8 @@ pub(crate) unsafe trait V32: Copy {
     unsafe fn or(self, b: Self) -> Self;
     /// Lane-wise `!self & b`.
     unsafe fn andnot(self, b: Self) -> Self;
-    /// Lane-wise rotate left by `n` (`0 < n < 32`, a constant after inlining).
-    unsafe fn rotl(self, n: u32) -> Self;
     /// Lane-wise logical shift right by `n`.
     unsafe fn shr(self, n: u32) -> Self;
-    /// Lane-wise shift left by `n`.
-    unsafe fn shl(self, n: u32) -> Self;
 
     /// `(x & y) | (!x & z)` (MD5 F, SHA Ch).
     #[inline(always)]
@@ -66,6 +65,19 @@ pub(crate) unsafe trait V32: Copy {
         // SAFETY: same target features as the caller's (trait contract).
         unsafe { x.xor(y).xor(z) }
     }
+}
+
+/// A vector of `LANES` 32-bit words (MD5, SHA-1, SHA-256).
+///
+/// # Safety
+///
+/// As for [`Lanes`].
+pub(crate) unsafe trait V32: Lanes<Word = u32> {
+    /// Lane-wise rotate left by `n` (`0 < n < 32`, a constant after inlining).
+    unsafe fn rotl(self, n: u32) -> Self;
+    /// Lane-wise shift left by `n`.
+    unsafe fn shl(self, n: u32) -> Self;
+
     /// MD5's I function, `y ^ (x | !z)`.
     #[inline(always)]
     unsafe fn md5_i(x: Self, y: Self, z: Self) -> Self {
@@ -83,47 +95,10 @@ pub(crate) unsafe trait V32: Copy {
 ///
 /// # Safety
 ///
-/// As for [`V32`].
-pub(crate) unsafe trait V64: Copy {
-    /// Loads `LANES` words from `p`.
-    unsafe fn load(p: *const u64) -> Self;
-    /// Stores `LANES` words to `p`.
-    unsafe fn store(self, p: *mut u64);
-    /// `x` in every lane.
-    unsafe fn splat(x: u64) -> Self;
-    /// Lane-wise wrapping add.
-    unsafe fn add(self, b: Self) -> Self;
-    /// Lane-wise xor.
-    unsafe fn xor(self, b: Self) -> Self;
-    /// Lane-wise and.
-    unsafe fn and(self, b: Self) -> Self;
-    /// Lane-wise or.
-    unsafe fn or(self, b: Self) -> Self;
-    /// Lane-wise `!self & b`.
-    unsafe fn andnot(self, b: Self) -> Self;
+/// As for [`Lanes`].
+pub(crate) unsafe trait V64: Lanes<Word = u64> {
     /// Lane-wise rotate right by `n` (a constant after inlining).
     unsafe fn rotr(self, n: u32) -> Self;
-    /// Lane-wise logical shift right by `n`.
-    unsafe fn shr(self, n: u32) -> Self;
-
-    /// `(x & y) | (!x & z)`.
-    #[inline(always)]
-    unsafe fn ch(x: Self, y: Self, z: Self) -> Self {
-        // SAFETY: same target features as the caller's (trait contract).
-        unsafe { x.and(y).xor(x.andnot(z)) }
-    }
-    /// Majority of the three bits.
-    #[inline(always)]
-    unsafe fn maj(x: Self, y: Self, z: Self) -> Self {
-        // SAFETY: same target features as the caller's (trait contract).
-        unsafe { x.and(y).or(z.and(x.or(y))) }
-    }
-    /// `x ^ y ^ z`.
-    #[inline(always)]
-    unsafe fn xor3(x: Self, y: Self, z: Self) -> Self {
-        // SAFETY: same target features as the caller's (trait contract).
-        unsafe { x.xor(y).xor(z) }
-    }
 
     /// Loads one 128-byte block per lane (`blocks[l]`, lanes `0..LANES`) and
     /// returns its 16 big-endian 64-bit words transposed.

@@ -51,6 +51,40 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+/// Defines an algorithm module's `compress_avx512` and `compress_avx2`: its
+/// generic `compress_body` over words `$w`, instantiated inside a function
+/// compiled for each instruction set with that set's vector type
+/// (`arch::x86_64::<isa>::lanes::$v512` / `$v2`), so every lane operation
+/// inlines as that set's instructions.
+macro_rules! lane_kernels {
+    ($w:ty, $v512:ident, $v2:ident) => {
+        /// `compress_body` over the AVX-512 lanes.
+        ///
+        /// # Safety
+        ///
+        /// The CPU has AVX-512F and AVX-512BW; `blocks[..lanes]` each address
+        /// one readable block.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(crate) unsafe fn compress_avx512(st: &mut State<$w>, blocks: &[*const u8; 16]) {
+            // SAFETY: this function's contract; features enabled above.
+            unsafe { compress_body::<crate::arch::x86_64::avx512::lanes::$v512>(st, blocks) }
+        }
+
+        /// `compress_body` over the AVX2 lanes.
+        ///
+        /// # Safety
+        ///
+        /// The CPU has AVX2; `blocks[..lanes]` each address one readable block.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        pub(crate) unsafe fn compress_avx2(st: &mut State<$w>, blocks: &[*const u8; 16]) {
+            // SAFETY: this function's contract; features enabled above.
+            unsafe { compress_body::<crate::arch::x86_64::avx2::lanes::$v2>(st, blocks) }
+        }
+    };
+}
+
 mod md5;
 mod sched;
 mod sha1;

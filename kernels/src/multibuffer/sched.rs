@@ -206,3 +206,14 @@ where
         }
     }
 }
+
+/// The digest of `lane` from 32-bit state words: the first `N / 4` words,
+/// big-endian (SHA-1, SHA-2) or little-endian (MD5).
+#[inline(always)]
+pub(crate) fn digest_u32<const N: usize>(st: &State<u32>, lane: usize, big_endian: bool) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (o, s) in out.chunks_exact_mut(4).zip(st) {
+        o.copy_from_slice(&if big_endian { s[lane].to_be_bytes() } else { s[lane].to_le_bytes() });
+    }
+    out
+}

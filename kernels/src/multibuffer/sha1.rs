@@ -2,7 +2,7 @@
 // Only the x86-64 kernels instantiate the vector bodies.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::sched::{Algo, State};
+use super::sched::{digest_u32, Algo, State};
 use crate::arch::lanes::V32;
 
 /// SHA-1, for the scheduler.
@@ -17,11 +17,7 @@ impl Algo for Sha1 {
     const IV: [u32; 8] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0];
     #[inline(always)]
     fn out(st: &State<u32>, lane: usize) -> [u8; 20] {
-        let mut out = [0u8; 20];
-        for (o, s) in out.chunks_exact_mut(4).zip(st) {
-            o.copy_from_slice(&s[lane].to_be_bytes());
-        }
-        out
+        digest_u32(st, lane, true)
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 20] {
@@ -93,27 +89,5 @@ unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
     }
 }
 
-/// 16 lanes of AVX-512.
-///
-/// # Safety
-///
-/// The CPU has AVX-512F and AVX-512BW; `blocks[..16]` each address 64
-/// readable bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn compress_avx512(st: &mut State<u32>, blocks: &[*const u8; 16]) {
-    // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<crate::arch::x86_64::avx512::lanes::V16x32>(st, blocks) }
-}
-
-/// 8 lanes of AVX2.
-///
-/// # Safety
-///
-/// The CPU has AVX2; `blocks[..8]` each address 64 readable bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn compress_avx2(st: &mut State<u32>, blocks: &[*const u8; 16]) {
-    // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<crate::arch::x86_64::avx2::lanes::V8x32>(st, blocks) }
-}
+// 16 lanes of AVX-512, 8 of AVX2.
+lane_kernels!(u32, V16x32, V8x32);

@@ -3,23 +3,13 @@
 // Only the x86-64 kernels instantiate the vector bodies.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::sched::{Algo, State};
+use super::sched::{digest_u32, Algo, State};
 use crate::arch::lanes::V32;
 
 /// SHA-256, for the scheduler.
 pub(crate) struct Sha256;
 /// SHA-224 (SHA-256 with another IV, truncated), for the scheduler.
 pub(crate) struct Sha224;
-
-/// The big-endian digest: the first `N / 4` state words of `lane`.
-#[inline(always)]
-fn out_be<const N: usize>(st: &State<u32>, lane: usize) -> [u8; N] {
-    let mut out = [0u8; N];
-    for (o, s) in out.chunks_exact_mut(4).zip(st) {
-        o.copy_from_slice(&s[lane].to_be_bytes());
-    }
-    out
-}
 
 impl Algo for Sha256 {
     type W = u32;
@@ -31,7 +21,7 @@ impl Algo for Sha256 {
         [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
     #[inline(always)]
     fn out(st: &State<u32>, lane: usize) -> [u8; 32] {
-        out_be(st, lane)
+        digest_u32(st, lane, true)
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 32] {
@@ -53,7 +43,7 @@ impl Algo for Sha224 {
         [0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4];
     #[inline(always)]
     fn out(st: &State<u32>, lane: usize) -> [u8; 28] {
-        out_be(st, lane)
+        digest_u32(st, lane, true)
     }
     #[inline]
     fn single(bytes: &[u8]) -> [u8; 28] {
@@ -141,27 +131,5 @@ unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
     }
 }
 
-/// 16 lanes of AVX-512.
-///
-/// # Safety
-///
-/// The CPU has AVX-512F and AVX-512BW; `blocks[..16]` each address 64
-/// readable bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn compress_avx512(st: &mut State<u32>, blocks: &[*const u8; 16]) {
-    // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<crate::arch::x86_64::avx512::lanes::V16x32>(st, blocks) }
-}
-
-/// 8 lanes of AVX2.
-///
-/// # Safety
-///
-/// The CPU has AVX2; `blocks[..8]` each address 64 readable bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn compress_avx2(st: &mut State<u32>, blocks: &[*const u8; 16]) {
-    // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<crate::arch::x86_64::avx2::lanes::V8x32>(st, blocks) }
-}
+// 16 lanes of AVX-512, 8 of AVX2.
+lane_kernels!(u32, V16x32, V8x32);

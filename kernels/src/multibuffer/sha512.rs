@@ -228,27 +228,5 @@ unsafe fn compress_body<V: V64>(st: &mut State<u64>, blocks: &[*const u8; 16]) {
     }
 }
 
-/// 8 lanes of AVX-512.
-///
-/// # Safety
-///
-/// The CPU has AVX-512F and AVX-512BW; `blocks[..8]` each address 128
-/// readable bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn compress_avx512(st: &mut State<u64>, blocks: &[*const u8; 16]) {
-    // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<crate::arch::x86_64::avx512::lanes::V8x64>(st, blocks) }
-}
-
-/// 4 lanes of AVX2.
-///
-/// # Safety
-///
-/// The CPU has AVX2; `blocks[..4]` each address 128 readable bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn compress_avx2(st: &mut State<u64>, blocks: &[*const u8; 16]) {
-    // SAFETY: this function's contract; features enabled above.
-    unsafe { compress_body::<crate::arch::x86_64::avx2::lanes::V4x64>(st, blocks) }
-}
+// 8 lanes of AVX-512, 4 of AVX2.
+lane_kernels!(u64, V8x64, V4x64);

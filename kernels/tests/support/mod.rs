@@ -65,3 +65,17 @@ pub fn read_strings(a: &dyn Array) -> Vec<Option<String>> {
     let s = a.as_any().downcast_ref::<StringArray>().expect("Utf8 output");
     (0..s.len()).map(|i| s.is_valid(i).then(|| s.value(i).to_string())).collect()
 }
+
+/// The reference digest: the streaming RustCrypto hasher and `hex::encode`.
+pub fn reference_hex(alg: sluice_kernels::digest::DigestAlgorithm, b: &[u8]) -> String {
+    use sha2::Digest as _;
+    use sluice_kernels::digest::DigestAlgorithm;
+    match alg {
+        DigestAlgorithm::Md5 => hex::encode(md5::Md5::digest(b)),
+        DigestAlgorithm::Sha1 => hex::encode(sha1::Sha1::digest(b)),
+        DigestAlgorithm::Sha224 => hex::encode(sha2::Sha224::digest(b)),
+        DigestAlgorithm::Sha256 => hex::encode(sha2::Sha256::digest(b)),
+        DigestAlgorithm::Sha384 => hex::encode(sha2::Sha384::digest(b)),
+        DigestAlgorithm::Sha512 => hex::encode(sha2::Sha512::digest(b)),
+    }
+}

@@ -1,11 +1,12 @@
-//! Helpers shared by the operator tests: batches to plain rows.
+//! Helpers shared by the operator tests: batches to plain rows, and one
+//! trait over the three keyed operators.
 #![allow(dead_code)]
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
-use sluice_keyed::RowKind;
+use sluice_keyed::{ChangelogNormalize, Deduplicate, Error, GroupAggregate, KeyGroupRange, RowKind};
 
 /// A cell of an output row, comparable (doubles by bits).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -46,3 +47,47 @@ pub fn changelog(batch: &RecordBatch, kinds: &[RowKind]) -> Vec<(RowKind, Vec<Ce
     assert_eq!(batch.num_rows(), kinds.len());
     kinds.iter().copied().zip(rows(batch)).collect()
 }
+
+/// `(k VARCHAR NOT NULL, v BIGINT, t BIGINT NOT NULL)`: key, value, time.
+pub fn kvt_schema() -> arrow_schema::SchemaRef {
+    use arrow_schema::{Field, Schema};
+    std::sync::Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Utf8, false),
+        Field::new("v", DataType::Int64, true),
+        Field::new("t", DataType::Int64, false),
+    ]))
+}
+
+/// What the tests drive on every keyed operator (snapshots unwrapped: they
+/// cannot fail).
+pub trait KeyedOp {
+    fn step(&mut self, b: &RecordBatch, k: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>), Error>;
+    fn snap(&self, r: KeyGroupRange) -> Vec<u8>;
+    fn snap_kg(&self, r: KeyGroupRange) -> Vec<(i32, Vec<u8>)>;
+    fn rest(&mut self, bytes: &[u8], r: KeyGroupRange) -> Result<(), Error>;
+    /// Retained state bytes.
+    fn bytes(&self) -> usize;
+}
+
+macro_rules! impl_keyed_op {
+    ($($t:ty),*) => {$(
+        impl KeyedOp for $t {
+            fn step(&mut self, b: &RecordBatch, k: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>), Error> {
+                self.process(b, k)
+            }
+            fn snap(&self, r: KeyGroupRange) -> Vec<u8> {
+                self.snapshot(r).unwrap()
+            }
+            fn snap_kg(&self, r: KeyGroupRange) -> Vec<(i32, Vec<u8>)> {
+                self.snapshot_key_groups(r).unwrap()
+            }
+            fn rest(&mut self, bytes: &[u8], r: KeyGroupRange) -> Result<(), Error> {
+                self.restore(bytes, r)
+            }
+            fn bytes(&self) -> usize {
+                self.size()
+            }
+        }
+    )*};
+}
+impl_keyed_op!(GroupAggregate, Deduplicate, ChangelogNormalize);

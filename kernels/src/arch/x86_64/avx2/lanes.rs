@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::lanes::{V32, V64};
+use crate::arch::lanes::{Lanes, V32, V64};
 
 /// 8 lanes of 32 bits.
 #[derive(Clone, Copy)]
@@ -19,7 +19,8 @@ const BSWAP64: [u8; 32] =
 
 // SAFETY: every method is only called under the trait contract (AVX2
 // enabled and present).
-unsafe impl V32 for V8x32 {
+unsafe impl Lanes for V8x32 {
+    type Word = u32;
     #[inline(always)]
     unsafe fn load(p: *const u32) -> Self {
         // SAFETY: caller passes 32 readable bytes; AVX per contract.
@@ -61,14 +62,19 @@ unsafe impl V32 for V8x32 {
         unsafe { V8x32(_mm256_andnot_si256(self.0, b.0)) }
     }
     #[inline(always)]
-    unsafe fn rotl(self, n: u32) -> Self {
-        // SAFETY: AVX2 per contract.
-        unsafe { self.shl(n).or(self.shr(32 - n)) }
-    }
-    #[inline(always)]
     unsafe fn shr(self, n: u32) -> Self {
         // SAFETY: AVX2 per contract; constant count folds to vpsrld imm.
         unsafe { V8x32(_mm256_srl_epi32(self.0, _mm_cvtsi32_si128(n as i32))) }
+    }
+}
+
+// SAFETY: every method is only called under the trait contract (AVX2
+// enabled and present).
+unsafe impl V32 for V8x32 {
+    #[inline(always)]
+    unsafe fn rotl(self, n: u32) -> Self {
+        // SAFETY: AVX2 per contract.
+        unsafe { self.shl(n).or(self.shr(32 - n)) }
     }
     #[inline(always)]
     unsafe fn shl(self, n: u32) -> Self {
@@ -111,7 +117,8 @@ unsafe impl V32 for V8x32 {
 }
 
 // SAFETY: as for V8x32.
-unsafe impl V64 for V4x64 {
+unsafe impl Lanes for V4x64 {
+    type Word = u64;
     #[inline(always)]
     unsafe fn load(p: *const u64) -> Self {
         // SAFETY: caller passes 32 readable bytes; AVX per contract.
@@ -153,6 +160,15 @@ unsafe impl V64 for V4x64 {
         unsafe { V4x64(_mm256_andnot_si256(self.0, b.0)) }
     }
     #[inline(always)]
+    unsafe fn shr(self, n: u32) -> Self {
+        // SAFETY: AVX2 per contract.
+        unsafe { V4x64(_mm256_srl_epi64(self.0, _mm_cvtsi32_si128(n as i32))) }
+    }
+}
+
+// SAFETY: as for V8x32.
+unsafe impl V64 for V4x64 {
+    #[inline(always)]
     unsafe fn rotr(self, n: u32) -> Self {
         // SAFETY: AVX2 per contract.
         unsafe {
@@ -160,11 +176,6 @@ unsafe impl V64 for V4x64 {
             let l = _mm256_sll_epi64(self.0, _mm_cvtsi32_si128(64 - n as i32));
             V4x64(_mm256_or_si256(r, l))
         }
-    }
-    #[inline(always)]
-    unsafe fn shr(self, n: u32) -> Self {
-        // SAFETY: AVX2 per contract.
-        unsafe { V4x64(_mm256_srl_epi64(self.0, _mm_cvtsi32_si128(n as i32))) }
     }
     #[inline(always)]
     unsafe fn load_block_be(blocks: &[*const u8; 16]) -> [Self; 16] {

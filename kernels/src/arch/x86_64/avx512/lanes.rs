@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::lanes::{V32, V64};
+use crate::arch::lanes::{Lanes, V32, V64};
 
 /// 16 lanes of 32 bits.
 #[derive(Clone, Copy)]
@@ -39,7 +39,8 @@ unsafe fn transpose_chunks(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> [_
 
 // SAFETY: every method is only called under the trait contract (AVX-512F
 // and AVX-512BW enabled and present).
-unsafe impl V32 for V16x32 {
+unsafe impl Lanes for V16x32 {
+    type Word = u32;
     #[inline(always)]
     unsafe fn load(p: *const u32) -> Self {
         // SAFETY: caller passes 64 readable bytes; AVX-512F per contract.
@@ -81,20 +82,9 @@ unsafe impl V32 for V16x32 {
         unsafe { V16x32(_mm512_andnot_si512(self.0, b.0)) }
     }
     #[inline(always)]
-    unsafe fn rotl(self, n: u32) -> Self {
-        // SAFETY: AVX-512F per contract. With `n` constant LLVM emits
-        // the immediate form (vprold).
-        unsafe { V16x32(_mm512_rolv_epi32(self.0, _mm512_set1_epi32(n as i32))) }
-    }
-    #[inline(always)]
     unsafe fn shr(self, n: u32) -> Self {
         // SAFETY: AVX-512F per contract.
         unsafe { V16x32(_mm512_srlv_epi32(self.0, _mm512_set1_epi32(n as i32))) }
-    }
-    #[inline(always)]
-    unsafe fn shl(self, n: u32) -> Self {
-        // SAFETY: AVX-512F per contract.
-        unsafe { V16x32(_mm512_sllv_epi32(self.0, _mm512_set1_epi32(n as i32))) }
     }
     #[inline(always)]
     unsafe fn ch(x: Self, y: Self, z: Self) -> Self {
@@ -110,6 +100,22 @@ unsafe impl V32 for V16x32 {
     unsafe fn xor3(x: Self, y: Self, z: Self) -> Self {
         // SAFETY: AVX-512F per contract. 0x96 = x ^ y ^ z.
         unsafe { V16x32(_mm512_ternarylogic_epi32::<0x96>(x.0, y.0, z.0)) }
+    }
+}
+
+// SAFETY: every method is only called under the trait contract (AVX-512F
+// and AVX-512BW enabled and present).
+unsafe impl V32 for V16x32 {
+    #[inline(always)]
+    unsafe fn rotl(self, n: u32) -> Self {
+        // SAFETY: AVX-512F per contract. With `n` constant LLVM emits
+        // the immediate form (vprold).
+        unsafe { V16x32(_mm512_rolv_epi32(self.0, _mm512_set1_epi32(n as i32))) }
+    }
+    #[inline(always)]
+    unsafe fn shl(self, n: u32) -> Self {
+        // SAFETY: AVX-512F per contract.
+        unsafe { V16x32(_mm512_sllv_epi32(self.0, _mm512_set1_epi32(n as i32))) }
     }
     #[inline(always)]
     unsafe fn md5_i(x: Self, y: Self, z: Self) -> Self {
@@ -153,7 +159,8 @@ unsafe impl V32 for V16x32 {
 }
 
 // SAFETY: as for V16x32.
-unsafe impl V64 for V8x64 {
+unsafe impl Lanes for V8x64 {
+    type Word = u64;
     #[inline(always)]
     unsafe fn load(p: *const u64) -> Self {
         // SAFETY: caller passes 64 readable bytes; AVX-512F per contract.
@@ -195,11 +202,6 @@ unsafe impl V64 for V8x64 {
         unsafe { V8x64(_mm512_andnot_si512(self.0, b.0)) }
     }
     #[inline(always)]
-    unsafe fn rotr(self, n: u32) -> Self {
-        // SAFETY: AVX-512F per contract (vprorq after inlining).
-        unsafe { V8x64(_mm512_rorv_epi64(self.0, _mm512_set1_epi64(n as i64))) }
-    }
-    #[inline(always)]
     unsafe fn shr(self, n: u32) -> Self {
         // SAFETY: AVX-512F per contract.
         unsafe { V8x64(_mm512_srlv_epi64(self.0, _mm512_set1_epi64(n as i64))) }
@@ -218,6 +220,15 @@ unsafe impl V64 for V8x64 {
     unsafe fn xor3(x: Self, y: Self, z: Self) -> Self {
         // SAFETY: AVX-512F per contract.
         unsafe { V8x64(_mm512_ternarylogic_epi64::<0x96>(x.0, y.0, z.0)) }
+    }
+}
+
+// SAFETY: as for V16x32.
+unsafe impl V64 for V8x64 {
+    #[inline(always)]
+    unsafe fn rotr(self, n: u32) -> Self {
+        // SAFETY: AVX-512F per contract (vprorq after inlining).
+        unsafe { V8x64(_mm512_rorv_epi64(self.0, _mm512_set1_epi64(n as i64))) }
     }
     #[inline(always)]
     unsafe fn load_block_be(blocks: &[*const u8; 16]) -> [Self; 16] {

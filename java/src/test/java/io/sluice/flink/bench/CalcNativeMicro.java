@@ -1,6 +1,7 @@
 package io.sluice.flink.bench;
 
 import java.util.Locale;
+import java.util.function.IntFunction;
 
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -45,68 +46,70 @@ public final class CalcNativeMicro {
         }
     }
 
-    private static double perRow(CalcNative calc, BinaryRowData[] rows, int bs, boolean packed) {
-        RowBatch batch = new RowBatch(bs);
-        BinaryRowData[] input = packed ? pack(rows) : rows;
+    /**
+     * The best of six rounds over every whole batch of {@code bs} of {@code n} rows, in ns per row;
+     * {@code batch.apply(start)} fills and processes the batch of rows {@code start..start + bs}.
+     */
+    private static double bestPerRow(int n, int bs, IntFunction<RowBlock> batch) {
         long total = 0;
         long best = Long.MAX_VALUE;
         for (int round = 0; round < 6; round++) {
             long t0 = System.nanoTime();
-            for (int start = 0; start + bs <= input.length; start += bs) {
-                for (int i = start; i < start + bs; i++) {
-                    batch.add(input[i]);
-                }
-                RowBlock b = calc.process(batch);
-                total += b.data.length;
-                batch.clear();
+            for (int start = 0; start + bs <= n; start += bs) {
+                total += batch.apply(start).data.length;
             }
             best = Math.min(best, System.nanoTime() - t0);
         }
         if (total == 42) {
             System.out.print("");
         }
-        return (double) best / (input.length / bs * bs);
+        return (double) best / (n / bs * bs);
+    }
+
+    private static double perRow(CalcNative calc, BinaryRowData[] rows, int bs, boolean packed) {
+        RowBatch batch = new RowBatch(bs);
+        BinaryRowData[] input = packed ? pack(rows) : rows;
+        return bestPerRow(input.length, bs, start -> {
+            for (int i = start; i < start + bs; i++) {
+                batch.add(input[i]);
+            }
+            RowBlock b = calc.process(batch);
+            batch.clear();
+            return b;
+        });
     }
 
     /** As SluiceCalcOperator's gather path: each row copied into a reused arena, then by reference. */
     private static double gathered(CalcNative calc, BinaryRowData[] rows, int bs) {
         RowBatch batch = new RowBatch(bs);
-        byte[] arena = new byte[1 << 20];
-        org.apache.flink.core.memory.MemorySegment seg = MemorySegmentFactory.wrap(arena);
         BinaryRowData[] views = new BinaryRowData[bs];
         for (int i = 0; i < bs; i++) {
             views[i] = new BinaryRowData(rows[0].getArity());
         }
-        long total = 0;
-        long best = Long.MAX_VALUE;
-        for (int round = 0; round < 6; round++) {
-            long t0 = System.nanoTime();
-            for (int start = 0; start + bs <= rows.length; start += bs) {
-                int used = 0;
-                for (int i = start; i < start + bs; i++) {
-                    BinaryRowData r = rows[i];
-                    int size = r.getSizeInBytes();
-                    if (used + size > arena.length) {
-                        arena = new byte[arena.length * 2];
-                        seg = MemorySegmentFactory.wrap(arena);
-                        used = 0;
-                    }
-                    r.getSegments()[0].get(r.getOffset(), arena, used, size);
-                    BinaryRowData v = views[i - start];
-                    v.pointTo(seg, used, size);
-                    batch.add(v);
-                    used += size;
+        var arena = new Object() {
+            byte[] bytes = new byte[1 << 20];
+            org.apache.flink.core.memory.MemorySegment seg = MemorySegmentFactory.wrap(bytes);
+        };
+        return bestPerRow(rows.length, bs, start -> {
+            int used = 0;
+            for (int i = start; i < start + bs; i++) {
+                BinaryRowData r = rows[i];
+                int size = r.getSizeInBytes();
+                if (used + size > arena.bytes.length) {
+                    arena.bytes = new byte[arena.bytes.length * 2];
+                    arena.seg = MemorySegmentFactory.wrap(arena.bytes);
+                    used = 0;
                 }
-                RowBlock b = calc.process(batch);
-                total += b.data.length;
-                batch.clear();
+                r.getSegments()[0].get(r.getOffset(), arena.bytes, used, size);
+                BinaryRowData v = views[i - start];
+                v.pointTo(arena.seg, used, size);
+                batch.add(v);
+                used += size;
             }
-            best = Math.min(best, System.nanoTime() - t0);
-        }
-        if (total == 42) {
-            System.out.print("");
-        }
-        return (double) best / (rows.length / bs * bs);
+            RowBlock b = calc.process(batch);
+            batch.clear();
+            return b;
+        });
     }
 
     /** As SluiceCalcOperator's column path: read fields copied into a ColumnBatch, borrowed natively. */
@@ -125,24 +128,14 @@ public final class CalcNativeMicro {
             }
         }
         ColumnBatch cols = new ColumnBatch(fields, carried, bs);
-        long total = 0;
-        long best = Long.MAX_VALUE;
-        for (int round = 0; round < 6; round++) {
-            long t0 = System.nanoTime();
-            for (int start = 0; start + bs <= rows.length; start += bs) {
-                for (int i = start; i < start + bs; i++) {
-                    cols.add(rows[i]);
-                }
-                RowBlock b = calc.processColumns(cols);
-                total += b.data.length;
-                cols.clear();
+        return bestPerRow(rows.length, bs, start -> {
+            for (int i = start; i < start + bs; i++) {
+                cols.add(rows[i]);
             }
-            best = Math.min(best, System.nanoTime() - t0);
-        }
-        if (total == 42) {
-            System.out.print("");
-        }
-        return (double) best / (rows.length / bs * bs);
+            RowBlock b = calc.processColumns(cols);
+            cols.clear();
+            return b;
+        });
     }
 
     private static BinaryRowData[] pack(BinaryRowData[] rows) {

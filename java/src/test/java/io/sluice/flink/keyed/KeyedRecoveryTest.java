@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -20,8 +18,6 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -144,31 +140,9 @@ class KeyedRecoveryTest {
 
         StreamExecutionEnvironment first = env(2, null);
         CloseableIterator<Row> it = pipeline(first, rows, 10_000, false).collectAsync();
-        JobClient job = first.executeAsync("rescale-p2");
-        List<Row> before = new ArrayList<>();
-        CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
-            while (it.hasNext()) {
-                synchronized (before) {
-                    before.add(it.next());
-                }
-            }
-        });
-        while (true) {
-            synchronized (before) {
-                if (before.size() >= 3_000) {
-                    break;
-                }
-            }
-            Thread.sleep(20);
-        }
-        String savepoint = job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
-        reader.get();
-        it.close();
-
-        Map<String, List<String>> got = new LinkedHashMap<>();
-        for (Row r : before) {
-            got.computeIfAbsent(String.valueOf(r.getField(0)), x -> new ArrayList<>()).add(r.toString());
-        }
+        KeyedTestData.Stopped stopped = KeyedTestData.runUntilSavepoint(first, it, "rescale-p2", 3_000, dir);
+        Map<String, List<String>> got = stopped.rowsByKey();
+        String savepoint = stopped.savepoint();
         int firstPart = KeyedTestData.count(got);
         Map<String, List<String>> after =
                 KeyedTestData.byKey(pipeline(env(3, savepoint), rows, 1e9, true).executeAndCollect());

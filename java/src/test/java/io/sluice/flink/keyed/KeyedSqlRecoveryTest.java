@@ -5,16 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -98,31 +94,9 @@ class KeyedSqlRecoveryTest {
         Map<String, List<String>> expected = stockReference();
         StreamExecutionEnvironment first = KeyedRecoveryTest.env(2, null);
         CloseableIterator<Row> it = pipeline(first, true, 10_000).collectAsync();
-        JobClient job = first.executeAsync("sql-rescale-p2");
-        List<Row> before = new ArrayList<>();
-        CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
-            while (it.hasNext()) {
-                synchronized (before) {
-                    before.add(it.next());
-                }
-            }
-        });
-        while (true) {
-            synchronized (before) {
-                if (before.size() >= 3_000) {
-                    break;
-                }
-            }
-            Thread.sleep(20);
-        }
-        String savepoint = job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
-        reader.get();
-        it.close();
-
-        Map<String, List<String>> got = new LinkedHashMap<>();
-        for (Row r : before) {
-            got.computeIfAbsent(String.valueOf(r.getField(0)), x -> new ArrayList<>()).add(r.toString());
-        }
+        KeyedTestData.Stopped stopped = KeyedTestData.runUntilSavepoint(first, it, "sql-rescale-p2", 3_000, dir);
+        Map<String, List<String>> got = stopped.rowsByKey();
+        String savepoint = stopped.savepoint();
         int firstPart = KeyedTestData.count(got);
         Map<String, List<String>> after =
                 KeyedTestData.byKey(pipeline(KeyedRecoveryTest.env(3, savepoint), true, 1e9).executeAndCollect());

@@ -1,12 +1,17 @@
 package io.sluice.flink.keyed;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
@@ -62,5 +67,41 @@ final class KeyedTestData {
 
     static int count(Map<String, List<String>> m) {
         return m.values().stream().mapToInt(List::size).sum();
+    }
+
+    /** What {@link #runUntilSavepoint} returns: the rows collected before the stop, by key, and the savepoint. */
+    record Stopped(Map<String, List<String>> rowsByKey, String savepoint) {}
+
+    /**
+     * Runs {@code env}'s job (named {@code name}, its collect sink read through {@code it}) until at least
+     * {@code atLeast} rows have arrived, then stops it with a canonical savepoint in {@code dir}.
+     */
+    static Stopped runUntilSavepoint(StreamExecutionEnvironment env, CloseableIterator<Row> it, String name,
+            int atLeast, Path dir) throws Exception {
+        JobClient job = env.executeAsync(name);
+        List<Row> before = new ArrayList<>();
+        CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
+            while (it.hasNext()) {
+                synchronized (before) {
+                    before.add(it.next());
+                }
+            }
+        });
+        while (true) {
+            synchronized (before) {
+                if (before.size() >= atLeast) {
+                    break;
+                }
+            }
+            Thread.sleep(20);
+        }
+        String savepoint = job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        reader.get();
+        it.close();
+        Map<String, List<String>> got = new LinkedHashMap<>();
+        for (Row r : before) {
+            got.computeIfAbsent(String.valueOf(r.getField(0)), x -> new ArrayList<>()).add(r.toString());
+        }
+        return new Stopped(got, savepoint);
     }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
+use super::drive::OutBuf;
 use crate::agg::VType;
-use crate::agg_drive::OutBuf;
 use crate::error::{Error, Result};
 
 /// Drops the output rows whose `keep` flag is false (in order).

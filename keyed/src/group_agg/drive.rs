@@ -121,7 +121,28 @@ pub(crate) struct Plan<'a> {
     pub(crate) update_before: bool,
 }
 
+/// One aggregate's pass over a batch: the planned rows and where their
+/// values go (the aggregate's output column and the rows' "changed" flags).
+pub(crate) struct Pass<'a, 'p> {
+    pub(crate) plan: &'a Plan<'p>,
+    pub(crate) out: &'a mut OutBuf,
+    pub(crate) changed: &'a mut [bool],
+}
+
 impl Plan<'_> {
+    /// The ops, slots and "changed" flags of the plan's rows (`None` if the
+    /// plan is longer than the batch's buffers, which the operator rules out).
+    #[inline(always)]
+    fn rows_of<'c>(&'c self, changed: &'c mut [bool]) -> Option<(&'c [u8], &'c [u32], &'c mut [bool])> {
+        let r = self.rows.clone();
+        let got = (self.ops.get(r.clone()), self.slots.get(r.clone()), changed.get_mut(r));
+        let (Some(ops), Some(slots), Some(changed)) = got else {
+            debug_assert!(false, "plan longer than the batch buffers");
+            return None;
+        };
+        Some((ops, slots, changed))
+    }
+
     /// Whether the value before a row with op `o` is emitted.
     #[inline(always)]
     fn emits_before(&self, o: u8) -> bool {
@@ -215,113 +236,89 @@ fn push(vals: &mut Sink<'_, u64>, valid: &mut Sink<'_, bool>, any_null: &mut boo
     *any_null |= v.is_none();
 }
 
-/// The numeric driver for small `Copy` accumulators: as [`drive_in_place`],
-/// but the accumulator of the current slot is held in a local while
-/// consecutive rows hit the same slot (a key repeated in a run keeps its
-/// accumulator in registers instead of a store→load chain through memory).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(crate) fn drive<S: Copy, X>(
-    st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut OutBuf,
-    changed: &mut [bool],
-    input: impl RowInput<Item = X>,
-    apply: impl Fn(&mut S, X, bool) -> isize,
-    value: impl Fn(&S) -> Option<u64>,
-    same: impl Fn(u64, u64) -> bool,
-    clear: impl Fn(&mut S) -> usize,
-) -> isize {
-    let r = plan.rows.clone();
-    // At most two output rows per input row.
-    let room = 2 * r.len();
-    let (mut vals, mut valid) = (Sink::new(&mut out.vals, room), Sink::new(&mut out.valid, room));
-    let mut any_null = false;
-    let (Some(ops), Some(slots), Some(ch)) =
-        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
-    else {
-        debug_assert!(false, "plan longer than the batch buffers");
-        return 0;
-    };
-    // Any initial value: it is replaced before use (no slot is usize::MAX).
-    let Some(&first) = st.first() else { return 0 };
-    let (mut held, mut acc) = (usize::MAX, first);
-    let mut delta = 0isize;
-    for (k, ((&o, &slot), ch)) in ops.iter().zip(slots).zip(ch.iter_mut()).enumerate() {
-        if o == op::SKIP {
-            continue;
-        }
-        let slot = slot as usize;
-        if slot != held {
-            let Some(&next) = st.get(slot) else { continue };
-            if let Some(d) = st.get_mut(held) {
-                *d = acc;
-            }
-            (held, acc) = (slot, next);
-        }
-        let s = &mut acc;
-        let before = value(s);
-        if plan.emits_before(o) {
-            push(&mut vals, &mut valid, &mut any_null, before);
-        }
-        if o == op::DEL {
-            delta -= clear(s) as isize;
-            continue;
-        }
-        delta += apply(s, input.at(r.start + k), o != op::RET);
-        let after = value(s);
-        push(&mut vals, &mut valid, &mut any_null, after);
-        let same = match (before, after) {
-            (Some(x), Some(y)) => same(x, y),
-            (None, None) => true,
-            _ => false,
-        };
-        *ch |= !same && o != op::NEW;
-    }
-    if let Some(d) = st.get_mut(held) {
-        *d = acc;
-    }
-    let (nv, nb) = (vals.written(), valid.written());
-    commit(&mut out.vals, nv);
-    commit(&mut out.valid, nb);
-    out.any_null |= any_null;
-    delta
+/// How a numeric driver reaches the accumulator of a row's slot.
+pub(crate) trait SlotAccess<S> {
+    /// The accumulator of `slot` (`None`: not a slot, the row is skipped).
+    fn get(&mut self, slot: usize) -> Option<&mut S>;
+    /// Writes back whatever is held outside the slots.
+    fn finish(&mut self) {}
 }
 
-/// The numeric driver for accumulators that own heap memory (multisets,
-/// histories): applies each planned row to its slot's accumulator in place
-/// and writes the values before/after the row to its output positions.
-/// Returns the change in heap bytes.
-#[allow(clippy::too_many_arguments)]
+/// Accumulators updated where they are.
+pub(crate) struct InPlace<'s, S>(pub(crate) &'s mut [S]);
+
+impl<S> SlotAccess<S> for InPlace<'_, S> {
+    #[inline(always)]
+    fn get(&mut self, slot: usize) -> Option<&mut S> {
+        self.0.get_mut(slot)
+    }
+}
+
+/// The accumulator of the current slot held in a local while consecutive
+/// rows hit the same slot (a key repeated in a run keeps its accumulator in
+/// registers instead of a store→load chain through memory).
+pub(crate) struct Held<'s, S: Copy> {
+    st: &'s mut [S],
+    /// The held slot (`usize::MAX`, no slot, at the start).
+    held: usize,
+    acc: S,
+}
+
+impl<'s, S: Copy + Default> Held<'s, S> {
+    /// Holding no slot yet.
+    pub(crate) fn new(st: &'s mut [S]) -> Self {
+        // The initial value is replaced before use (no slot is usize::MAX).
+        Held { st, held: usize::MAX, acc: S::default() }
+    }
+}
+
+impl<S: Copy> SlotAccess<S> for Held<'_, S> {
+    #[inline(always)]
+    fn get(&mut self, slot: usize) -> Option<&mut S> {
+        if slot != self.held {
+            let next = *self.st.get(slot)?;
+            self.finish();
+            (self.held, self.acc) = (slot, next);
+        }
+        Some(&mut self.acc)
+    }
+
+    #[inline(always)]
+    fn finish(&mut self) {
+        if let Some(d) = self.st.get_mut(self.held) {
+            *d = self.acc;
+        }
+    }
+}
+
+/// The numeric driver: applies each planned row to its slot's accumulator
+/// (reached through `slots`: [`InPlace`] for accumulators that own heap
+/// memory, multisets and histories; [`Held`] for small `Copy` ones) and
+/// appends the values before/after the row as raw bits. Returns the change
+/// in heap bytes.
 #[inline(always)]
-pub(crate) fn drive_in_place<S, X>(
-    st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut OutBuf,
-    changed: &mut [bool],
+pub(crate) fn drive_with<S, X>(
+    mut slots: impl SlotAccess<S>,
+    pass: Pass<'_, '_>,
     input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: impl Fn(&S) -> Option<u64>,
     same: impl Fn(u64, u64) -> bool,
     clear: impl Fn(&mut S) -> usize,
 ) -> isize {
+    let Pass { plan, out, changed } = pass;
     let r = plan.rows.clone();
     // At most two output rows per input row.
     let room = 2 * r.len();
     let (mut vals, mut valid) = (Sink::new(&mut out.vals, room), Sink::new(&mut out.valid, room));
     let mut any_null = false;
-    let (Some(ops), Some(slots), Some(ch)) =
-        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
-    else {
-        debug_assert!(false, "plan longer than the batch buffers");
-        return 0;
-    };
+    let Some((ops, slot_ids, ch)) = plan.rows_of(changed) else { return 0 };
     let mut delta = 0isize;
-    for (k, ((&o, &slot), ch)) in ops.iter().zip(slots).zip(ch.iter_mut()).enumerate() {
+    for (k, ((&o, &slot), ch)) in ops.iter().zip(slot_ids).zip(ch.iter_mut()).enumerate() {
         if o == op::SKIP {
             continue;
         }
-        let Some(s) = st.get_mut(slot as usize) else { continue };
+        let Some(s) = slots.get(slot as usize) else { continue };
         let before = value(s);
         if plan.emits_before(o) {
             push(&mut vals, &mut valid, &mut any_null, before);
@@ -340,6 +337,7 @@ pub(crate) fn drive_in_place<S, X>(
         };
         *ch |= !same && o != op::NEW;
     }
+    slots.finish();
     let (nv, nb) = (vals.written(), valid.written());
     commit(&mut out.vals, nv);
     commit(&mut out.valid, nb);
@@ -371,13 +369,10 @@ fn push_span(
 
 /// The string driver: as [`drive`], with values copied into the output's
 /// arena (a value equal to the one before the row is not copied twice).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn drive_str<S, X, V>(
     st: &mut [S],
-    plan: &Plan<'_>,
-    out: &mut OutBuf,
-    changed: &mut [bool],
+    pass: Pass<'_, '_>,
     input: impl RowInput<Item = X>,
     apply: impl Fn(&mut S, X, bool) -> isize,
     value: V,
@@ -386,14 +381,10 @@ pub(crate) fn drive_str<S, X, V>(
 where
     V: for<'s> Fn(&'s S) -> Option<&'s [u8]>,
 {
+    let Pass { plan, out, changed } = pass;
     let r = plan.rows.clone();
     let OutBuf { vals, valid, ends, arena, any_null } = out;
-    let (Some(ops), Some(slots), Some(ch)) =
-        (plan.ops.get(r.clone()), plan.slots.get(r.clone()), changed.get_mut(r.clone()))
-    else {
-        debug_assert!(false, "plan longer than the batch buffers");
-        return 0;
-    };
+    let Some((ops, slots, ch)) = plan.rows_of(changed) else { return 0 };
     let mut delta = 0isize;
     for (k, ((&o, &slot), ch)) in ops.iter().zip(slots).zip(ch.iter_mut()).enumerate() {
         if o == op::SKIP {

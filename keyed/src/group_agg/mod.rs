@@ -20,7 +20,7 @@
 //! a key is copied only when its group is created. The accumulators are
 //! column-major (one typed vector per aggregate, indexed by slot), so after
 //! one probe per row resolves the batch's slots, each aggregate is updated by
-//! one typed loop over the batch (`agg_update`) that
+//! one typed loop over the batch (its `GroupsAccumulator`) that
 //! appends the values before/after each row that the changelog emits. As
 //! aggregates are independent, every row sees exactly the values the
 //! row-at-a-time loop above sees, and the output is that loop's changelog,
@@ -36,16 +36,25 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
-use crate::agg::{resolve, AggSpec};
-use crate::agg_drive::{commit, op, outputs_of, OutBuf, Plan, Sink};
-use crate::agg_output::{compact, finish_column};
-use crate::agg_state::AggState;
+use self::accumulator::{Groups, GroupsAccumulator};
+use self::drive::{commit, op, outputs_of, OutBuf, Pass, Plan, Sink};
+use self::output::compact;
+use crate::agg::{resolve, AggKind, AggSpec, Resolved, VType};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::{check_parallelism, KeyGroupRange};
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::{fnv1a, read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag};
+use crate::snapshot::{fnv1a, OpTag, SnapshotFormat, Writer};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
+
+mod accumulator;
+mod count;
+mod current;
+mod drive;
+mod history;
+mod multiset;
+mod output;
+mod sum;
 
 /// Options of [`GroupAggregate`].
 #[derive(Clone, Debug)]
@@ -80,12 +89,12 @@ pub struct GroupAggregate {
     key_columns: Vec<usize>,
     key_plan: KeyPlan,
     opts: GroupAggOptions,
-    fingerprint: u64,
+    format: SnapshotFormat,
     /// Key bytes → slot id into `counts` and the aggregates' columns.
     map: ByteKeyMap<u32>,
     /// Record count per slot; 0 for a free slot (whose accumulators are empty).
     counts: Vec<i64>,
-    aggs: Vec<AggState>,
+    aggs: Vec<Aggregate>,
     /// Free slots, reused by new groups.
     free: Vec<u32>,
     /// Bytes charged per group besides its key (estimate).
@@ -136,22 +145,25 @@ impl GroupAggregate {
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let fingerprint = fnv1a(format!("{:?}|{key_columns:?}|{aggs:?}|{}", fields, opts.retractable).as_bytes());
-        let states: Vec<AggState> = resolved.into_iter().map(|r| AggState::new(r, opts.retractable)).collect();
+        let states: Vec<Aggregate> = resolved
+            .iter()
+            .map(|r| Aggregate { column: r.column, acc: new_accumulator(r, opts.retractable) })
+            .collect();
         let group_fixed = std::mem::size_of::<i64>()
             + std::mem::size_of::<u32>()
-            + states.iter().map(AggState::slot_bytes).sum::<usize>();
+            + states.iter().map(|a| a.acc.slot_bytes()).sum::<usize>();
         Ok(GroupAggregate {
             key_plan,
             output_schema: Arc::new(Schema::new(out_fields)),
             input_schema,
             key_columns,
-            has_heap: states.iter().any(AggState::has_heap),
+            has_heap: states.iter().any(|a| a.acc.has_heap()),
             outs: states.iter().map(|_| OutBuf::default()).collect(),
             aggs: states,
             acct: Accounting::new(opts.state_budget),
             group_bytes: 0,
+            format: SnapshotFormat { tag: OpTag::GroupAgg, max_parallelism: opts.max_parallelism, fingerprint },
             opts,
-            fingerprint,
             map: ByteKeyMap::default(),
             counts: Vec::new(),
             free: Vec::new(),
@@ -197,7 +209,7 @@ impl GroupAggregate {
     /// one probe of borrowed key bytes; a pass over the row kinds decides
     /// each row's effect on its group's record count (new group, update,
     /// delete) and its output rows; then each aggregate runs one typed loop
-    /// over the rows (`agg_update`) writing straight
+    /// over the rows (its accumulator's `update_batch`) writing straight
     /// into its output column. Rows whose values did not change are dropped
     /// from the output afterwards (a no-op when COUNT(*) is among the
     /// aggregates, since every update changes it).
@@ -237,14 +249,9 @@ impl GroupAggregate {
         let Self { map, block, slots, counts, aggs, free, maybe_dead, owned_key_probe, .. } = self;
         slots.clear();
         maybe_dead.clear();
-        let mut owned_key: Vec<u8>;
+        let mut owned_key = Vec::new();
         for (i, &kind) in row_kinds.iter().enumerate() {
-            let key = if *owned_key_probe {
-                owned_key = block.row(i).to_vec();
-                &owned_key[..]
-            } else {
-                block.row(i)
-            };
+            let key = block.probe_row(i, owned_key_probe.then_some(&mut owned_key));
             // A plain lookup first: the common case (key in state) needs no entry.
             if let Some(&s) = map.get(&KeyProbe(key)) {
                 slots.push(s);
@@ -261,7 +268,7 @@ impl GroupAggregate {
                             None => {
                                 counts.push(0);
                                 for a in aggs.iter_mut() {
-                                    a.push_empty();
+                                    a.acc.push_group();
                                 }
                                 (counts.len() - 1) as u32
                             }
@@ -444,7 +451,7 @@ impl GroupAggregate {
         }
         let len = indices.len();
         for (a, o) in self.aggs.iter().zip(self.outs.iter_mut()) {
-            cols.push(finish_column(o, len, a.r.out)?);
+            cols.push(a.acc.evaluate(o, len)?);
         }
         let rb = RecordBatch::try_new_with_options(
             self.output_schema.clone(),
@@ -472,20 +479,7 @@ impl GroupAggregate {
     /// # Errors
     /// None today; `Result` keeps room for fallible state backends.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
-        let (counts, aggs) = (&self.counts, &self.aggs);
-        Ok(write_snapshot(
-            OpTag::GroupAgg,
-            self.opts.max_parallelism,
-            self.fingerprint,
-            range,
-            self.map.iter().map(|(k, v)| (&**k, v)),
-            |&s, w| {
-                w.i64(counts.get(s as usize).copied().unwrap_or(0));
-                for a in aggs {
-                    a.write(s as usize, w);
-                }
-            },
-        ))
+        Ok(self.format.write(range, self.map.iter().map(|(k, v)| (&**k, v)), |&s, w| self.write_group(s, w)))
     }
 
     /// One snapshot per non-empty key group of `range` (ascending), written
@@ -495,20 +489,17 @@ impl GroupAggregate {
     /// # Errors
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
-        let (counts, aggs) = (&self.counts, &self.aggs);
-        Ok(write_snapshots_by_key_group(
-            OpTag::GroupAgg,
-            self.opts.max_parallelism,
-            self.fingerprint,
-            range,
-            self.map.iter().map(|(k, v)| (&**k, v)),
-            |&s, w| {
-                w.i64(counts.get(s as usize).copied().unwrap_or(0));
-                for a in aggs {
-                    a.write(s as usize, w);
-                }
-            },
-        ))
+        let entries = self.map.iter().map(|(k, v)| (&**k, v));
+        Ok(self.format.write_by_key_group(range, entries, |&s, w| self.write_group(s, w)))
+    }
+
+    /// The snapshot value of the group in slot `s`: its record count, then
+    /// each aggregate's accumulator.
+    fn write_group(&self, s: u32, w: &mut Writer) {
+        w.i64(self.counts.get(s as usize).copied().unwrap_or(0));
+        for a in &self.aggs {
+            a.acc.write_state(s as usize, w);
+        }
     }
 
     /// Adds the groups of `bytes` whose key group is in `range` to the state
@@ -531,7 +522,7 @@ impl GroupAggregate {
             }
             let groups: usize = staged.iter().map(|(k, _)| k.len() + ENTRY_OVERHEAD + self.group_fixed).sum();
             let heap: usize =
-                staged.iter().map(|(_, s)| self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>()).sum();
+                staged.iter().map(|(_, s)| self.aggs.iter().map(|a| a.acc.heap_size(*s as usize)).sum::<usize>()).sum();
             // The groups are checked as `process` checks them (see
             // `group_bytes`): a snapshot written under this budget restores;
             // one with more groups than the budget holds does not.
@@ -549,7 +540,7 @@ impl GroupAggregate {
             Err(e) => {
                 self.counts.truncate(base);
                 for a in &mut self.aggs {
-                    a.truncate(base);
+                    a.acc.truncate(base);
                 }
                 Err(e)
             }
@@ -557,8 +548,8 @@ impl GroupAggregate {
     }
 
     fn read_groups(&mut self, bytes: &[u8], range: KeyGroupRange, staged: &mut Vec<(Box<[u8]>, u32)>) -> Result<()> {
-        let Self { counts, aggs, opts, fingerprint, .. } = self;
-        read_snapshot(bytes, OpTag::GroupAgg, opts.max_parallelism, *fingerprint, range, |key, r| {
+        let Self { counts, aggs, format, .. } = self;
+        format.read(bytes, range, |key, r| {
             let count = r.i64("record count")?;
             if count <= 0 {
                 return Err(r.corrupt(format!("record count {count} of a stored group")));
@@ -569,12 +560,58 @@ impl GroupAggregate {
             }
             counts.push(count);
             for a in aggs.iter_mut() {
-                a.push_empty();
-                a.read(s, r)?;
+                a.acc.push_group();
+                a.acc.read_state(s, r)?;
             }
             staged.push((Box::from(key), s as u32));
             Ok(())
         })
+    }
+}
+
+/// The accumulator of `r`. `retractable` picks the multiset / history
+/// accumulators for MIN/MAX/FIRST/LAST.
+fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
+    match (r.kind, r.vtype) {
+        (AggKind::CountStar | AggKind::Count, _) => Groups::boxed(count::Count::new(r.kind)),
+        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Groups::boxed(sum::SumF64::new(r.kind)),
+        (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Groups::boxed(sum::SumI64::new(r.kind)),
+        (AggKind::Min | AggKind::Max, t) if retractable => match t {
+            VType::I64 => Groups::boxed(multiset::Multiset::<i64>::new(r.kind)),
+            VType::F64 => Groups::boxed(multiset::Multiset::<f64>::new(r.kind)),
+            VType::Str => Groups::boxed(multiset::MultisetStr::new(r.kind)),
+        },
+        (_, t) if retractable => match t {
+            VType::I64 => Groups::boxed(history::History::<i64>::new(r.kind)),
+            VType::F64 => Groups::boxed(history::History::<f64>::new(r.kind)),
+            VType::Str => Groups::boxed(history::HistoryStr::new(r.kind)),
+        },
+        (_, VType::I64) => Groups::boxed(current::Current::<i64>::new(r.kind)),
+        (_, VType::F64) => Groups::boxed(current::Current::<f64>::new(r.kind)),
+        (_, VType::Str) => Groups::boxed(current::CurrentStr::new(r.kind)),
+    }
+}
+
+/// One aggregate call of the GROUP BY: its input column and its accumulators.
+struct Aggregate {
+    column: Option<usize>,
+    acc: Box<dyn GroupsAccumulator>,
+}
+
+impl Aggregate {
+    /// [`GroupsAccumulator::update_batch`] on this aggregate's input column of `columns`.
+    fn update(
+        &mut self,
+        columns: &[ArrayRef],
+        plan: &Plan<'_>,
+        out: &mut OutBuf,
+        changed: &mut [bool],
+    ) -> Result<isize> {
+        let input = match self.column {
+            Some(c) => Some(columns.get(c).ok_or_else(|| invalid_arg(format!("aggregate input column {c} missing")))?),
+            None => None,
+        };
+        self.acc.update_batch(input, Pass { plan, out, changed })
     }
 }
 
