@@ -52,17 +52,21 @@ pub(crate) struct Element<'l> {
     pub(crate) len: usize,
 }
 
-/// Element `i` of `arr` (`what` names `arr` in errors), checked to be a
-/// `sig` array (e.g. `[I`); `Ok(None)` when the element is null and
-/// `nullable`, an error when it is null and not.
+/// What an `Object[]` holds: the JVM descriptor of its elements' array
+/// class (e.g. `[I`) and its name in errors.
+pub(crate) type Slot<'a> = (&'a str, &'a str);
+
+/// Element `i` of `arr`, checked to be an array of the class `slot` names;
+/// `Ok(None)` when the element is null and `nullable`, an error when it is
+/// null and not.
 pub(crate) fn element<'l>(
     env: &mut JNIEnv<'l>,
     arr: &JObjectArray<'_>,
     i: usize,
-    sig: &str,
-    what: &str,
+    slot: Slot<'_>,
     nullable: bool,
 ) -> FfiResult<Option<Element<'l>>> {
+    let (sig, what) = slot;
     if arr.is_null() {
         return Err(FfiError::null(what));
     }
@@ -92,8 +96,7 @@ pub(crate) fn required<'l>(
     env: &mut JNIEnv<'l>,
     arr: &JObjectArray<'_>,
     i: usize,
-    sig: &str,
-    what: &str,
+    slot: Slot<'_>,
 ) -> FfiResult<Element<'l>> {
-    element(env, arr, i, sig, what, false)?.ok_or_else(|| FfiError::null(&format!("{what}[{i}]")))
+    element(env, arr, i, slot, false)?.ok_or_else(|| FfiError::null(&format!("{}[{i}]", slot.1)))
 }

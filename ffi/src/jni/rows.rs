@@ -101,7 +101,7 @@ pub fn with_row_batch<R>(
         let mut segments: Vec<JByteArray<'_>> = Vec::with_capacity(n_seg);
         let mut lens = Vec::with_capacity(n_seg);
         for i in 0..n_seg {
-            let seg = arrays::required(env, batch.segments, i, "[B", "segments")?;
+            let seg = arrays::required(env, batch.segments, i, ("[B", "segments"))?;
             lens.push(seg.len);
             segments.push(JByteArray::from(seg.array));
         }

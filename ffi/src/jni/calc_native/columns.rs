@@ -60,7 +60,7 @@ fn element(
     elem: usize,
     what: &str,
 ) -> FfiResult<(jarray, usize)> {
-    let e = arrays::required(env, arr, j, sig, what)?;
+    let e = arrays::required(env, arr, j, (sig, what))?;
     Ok((e.array.into_raw(), e.len * elem))
 }
 

@@ -114,10 +114,10 @@ fn process(
         let mut lens = Vec::with_capacity(k);
         let mut validity: Vec<Option<NullBuffer>> = Vec::with_capacity(k);
         for c in 0..k {
-            let u = arrays::required(env, cols.units, c, "[C", "units")?;
+            let u = arrays::required(env, cols.units, c, ("[C", "units"))?;
             lens.push(u.len);
             chars.push(JCharArray::from(u.array));
-            let o = arrays::required(env, cols.offsets, c, "[I", "offsets")?;
+            let o = arrays::required(env, cols.offsets, c, ("[I", "offsets"))?;
             if o.len < n + 1 {
                 return Err(FfiError::invalid(format!(
                     "offsets[{c}] has {} entries, fewer than numRows + 1 = {}",
@@ -129,7 +129,7 @@ fn process(
             let offs = utf16.offsets.get_mut(c).ok_or_else(|| FfiError::invalid("offsets scratch"))?;
             offs.clear();
             offs.extend(utf16.ints.iter().map(|&v| i64::from(v)));
-            validity.push(match arrays::element(env, cols.nulls, c, "[Z", "nulls", true)? {
+            validity.push(match arrays::element(env, cols.nulls, c, ("[Z", "nulls"), true)? {
                 None => None,
                 Some(nl) if nl.len < n => {
                     return Err(FfiError::invalid(format!("nulls[{c}] has {} entries, fewer than numRows {n}", nl.len)))
