@@ -9,7 +9,8 @@
 #   MVN_ARGS="-Dtest=NativeLibraryTest" scripts/java.sh
 #
 # After each line's tests it runs the README's example (scripts/java-example.sh)
-# and checks a row it prints, so the documented command cannot rot.
+# and checks a row it prints, so the documented command cannot rot; at the end
+# it fuzzes the JNI edge for a minute (FUZZ=0 skips that).
 #
 # The CI-sized Nexmark parity run (NexmarkParityTest, tag `nexmark`: every
 # query, stock vs installed, 20,000 events) runs with the lines named in
@@ -31,7 +32,7 @@ for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
     # -ntp: no download progress; Maven Central supplies Flink on a fresh machine.
     nexmark=()
     if [ -z "${MVN_ARGS:-}" ] && [[ " ${NEXMARK_LINES-flink-2} " == *" $line "* ]]; then
-        nexmark=(-Dsluice.excluded.groups=)
+        nexmark=(-Dsluice.excluded.groups=soak)
     fi
     mvn -B -ntp -f java/pom.xml -P"$line" ${MVN_ARGS:-} "${nexmark[@]}" verify
     echo "== README example -P$line (scripts/java-example.sh)"
@@ -45,10 +46,9 @@ for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
 done
 
 # The JNI fuzzer beyond its seeds (which `verify` ran): a minute of real
-# fuzzing on one line, with FUZZ=1. Opt-in while the findings listed in
-# java/src/test/fuzz-findings/README.md are open (it finds them within the
-# minute); the long run is in java/README.md.
-if [ "${FUZZ:-0}" = 1 ] && [ -z "${MVN_ARGS:-}" ]; then
+# fuzzing on one line (the last of FLINK_LINES). Skipped when MVN_ARGS selects
+# tests, or with FUZZ=0; the long run is in java/README.md.
+if [ "${FUZZ:-1}" != 0 ] && [ -z "${MVN_ARGS:-}" ]; then
     line="${FLINK_LINES:-flink-2}"
     line="${line##* }"
     echo "== JNI fuzzer: 60 s of Jazzer (io.sluice.jni.JniFuzzTest#jniEdge, -P$line)"

@@ -3,7 +3,9 @@
 //! per-key-group snapshot must fail the restore with
 //! [`Error::CorruptSnapshot`] naming the operator and the key group, and
 //! leave the restoring operator's state exactly as it was (its own snapshot
-//! and size unchanged), while the undamaged snapshot restores.
+//! and size unchanged), while the undamaged snapshot restores. An intact
+//! snapshot of another operator, or of the same operator configured
+//! otherwise, is refused the same way.
 
 mod common;
 
@@ -174,5 +176,30 @@ fn a_damaged_section_of_a_multi_group_snapshot_names_its_key_group() {
         push(&mut *target, &keys("own ", 5));
         let err = refused(&mut *target, &bad, name, "out-of-order section");
         assert!(err.contains(&format!("key group {first_kg} out of order")), "{err}");
+    }
+}
+
+#[test]
+fn a_snapshot_of_another_operator_or_configuration_is_refused() {
+    // Every operator's intact snapshot restored into each other operator
+    // (dedup keep-last by rowtime and keep-first by proctime are two), and a
+    // GROUP BY's into one with other aggregates: the header's fingerprint of
+    // the operator's configuration refuses it, naming the restoring operator.
+    let mut others: Vec<(&str, Make)> = operators();
+    fn fewer_aggs() -> Box<dyn Op> {
+        let aggs = vec![AggSpec::count_star(), AggSpec::sum(1)];
+        Box::new(GroupAggregate::new(schema(), vec![0], aggs, GroupAggOptions::default()).unwrap())
+    }
+    others.push(("GroupAggregate", fewer_aggs as Make));
+    for (i, &(_, from)) in others.iter().enumerate() {
+        let (_, blob) = donor_blob(from);
+        for (j, &(name, make)) in others.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let mut target = make();
+            target.push(&keys("own ", 5));
+            refused(&mut *target, &blob, name, &format!("operator {i}'s snapshot into operator {j}"));
+        }
     }
 }

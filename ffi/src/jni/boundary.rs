@@ -3,6 +3,7 @@
 
 use std::any::Any;
 
+use jni::objects::{JString, JThrowable};
 use jni::JNIEnv;
 
 use crate::capi::error::{sluice_status, FfiError};
@@ -37,12 +38,27 @@ macro_rules! jni_boundary {
     }};
 }
 
-/// Throws `e` as a `SluiceException(code, message)`, unless a Java
-/// exception is already pending (a failed JNI call raised one: that one is
-/// more precise and stays).
-pub fn throw(env: &mut JNIEnv<'_>, e: FfiError) {
+/// Throws `e` as a `SluiceException(code, message)`.
+///
+/// When a failed JNI call already left a Java exception pending, a
+/// `java.lang.Error` (`OutOfMemoryError`, ...) stays as it is; any other
+/// exception becomes the cause of the `SluiceException`, whose message adds
+/// its text, so a native method throws nothing else.
+pub fn throw(env: &mut JNIEnv<'_>, mut e: FfiError) {
+    let mut cause = None;
     if env.exception_check().unwrap_or(false) {
-        return;
+        let Ok(pending) = env.exception_occurred() else { return };
+        if env.exception_clear().is_err() {
+            return;
+        }
+        if env.is_instance_of(&pending, "java/lang/Error").unwrap_or(true) {
+            let _ = env.throw(pending);
+            return;
+        }
+        if let Some(text) = describe(env, &pending) {
+            e.message = format!("{}: {text}", e.message);
+        }
+        cause = Some(pending);
     }
     let code = e.code as i32;
     let thrown = env.find_class(EXCEPTION_CLASS).and_then(|class| {
@@ -52,6 +68,14 @@ pub fn throw(env: &mut JNIEnv<'_>, e: FfiError) {
             "(ILjava/lang/String;)V",
             &[jni::objects::JValue::Int(code), jni::objects::JValue::Object(&message)],
         )?;
+        if let Some(c) = &cause {
+            env.call_method(
+                &obj,
+                "initCause",
+                "(Ljava/lang/Throwable;)Ljava/lang/Throwable;",
+                &[jni::objects::JValue::Object(c)],
+            )?;
+        }
         env.throw(jni::objects::JThrowable::from(obj))
     });
     if thrown.is_err() && !env.exception_check().unwrap_or(false) {
@@ -59,6 +83,18 @@ pub fn throw(env: &mut JNIEnv<'_>, e: FfiError) {
         // RuntimeException still carries the message.
         let _ = env.throw_new("java/lang/RuntimeException", &e.message);
     }
+}
+
+/// `t.toString()`, or `None` if that fails (its exception is cleared).
+fn describe(env: &mut JNIEnv<'_>, t: &JThrowable<'_>) -> Option<String> {
+    let text = env
+        .call_method(t, "toString", "()Ljava/lang/String;", &[])
+        .and_then(|v| v.l())
+        .and_then(|o| env.get_string(&JString::from(o)).map(String::from));
+    if text.is_err() && env.exception_check().unwrap_or(false) {
+        let _ = env.exception_clear();
+    }
+    text.ok()
 }
 
 /// Throws a caught panic as `SluiceException(SLUICE_ERR_PANIC, ...)`.

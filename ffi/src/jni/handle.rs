@@ -1,5 +1,12 @@
 //! Native objects owned by a Java handle: a `Box<T>` whose address travels
 //! to Java as a `long` and comes back on every call.
+//!
+//! A process-wide counter of the handles alive ([`live_handles`], Java's
+//! `SluiceNative.liveHandles()`) lets tests prove that every handle created
+//! was freed: after a job, a cancellation or a failure, it is back where it
+//! started.
+
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use jni::sys::jlong;
 
@@ -7,7 +14,16 @@ use crate::capi::error::{FfiError, FfiResult};
 
 /// Moves `value` to the heap and returns its address for Java.
 pub fn into_handle<T>(value: T) -> jlong {
+    LIVE.fetch_add(1, Ordering::Relaxed);
     Box::into_raw(Box::new(value)) as jlong
+}
+
+/// Handles returned by [`into_handle`] and not yet passed to [`free_handle`].
+static LIVE: AtomicI64 = AtomicI64::new(0);
+
+/// How many handles are alive in this process (created and not yet freed).
+pub fn live_handles() -> i64 {
+    LIVE.load(Ordering::Relaxed)
 }
 
 /// Borrows the object behind `handle`.
@@ -34,5 +50,6 @@ pub unsafe fn free_handle<T>(handle: jlong) {
     if handle != 0 {
         // SAFETY: per the contract, a live `Box<T>` released exactly once.
         drop(unsafe { Box::from_raw(handle as *mut T) });
+        LIVE.fetch_sub(1, Ordering::Relaxed);
     }
 }

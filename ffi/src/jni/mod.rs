@@ -22,12 +22,14 @@
 //! `SluiceNative`, [`calc_native`]: `CalcNative`, [`keyed_native`]:
 //! `KeyedNative`, [`rows`]: the `RowBatch` rows in and `RowBlock` rows out
 //! they share), and the helpers they use: [`boundary`] (exceptions and the
-//! panic guard), [`handle`] (boxed native objects as `long`s), [`pin`] (the
+//! panic guard), `arrays` (checked elements of an `Object[]` of primitive
+//! arrays), [`handle`] (boxed native objects as `long`s), [`pin`] (the
 //! one guard over pinned Java arrays), [`strings`] (`String[]` in and out).
 //! The `use` graph has no cycle: the helpers use only `capi::error` and
-//! (`rows`) `pin`; the class modules use the helpers; `calc_native`'s
+//! (`rows`) `pin` and `arrays`; the class modules use the helpers; `calc_native`'s
 //! children use only their `mod.rs` and the helpers.
 
+mod arrays;
 #[macro_use]
 pub mod boundary;
 pub mod calc_native;

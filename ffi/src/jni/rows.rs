@@ -21,6 +21,7 @@ use jni::JNIEnv;
 use sluice_transpose::{RowAddress, Rows};
 
 use crate::capi::error::{sluice_status, FfiError, FfiResult};
+use crate::jni::arrays;
 use crate::jni::pin::Pinned;
 
 /// The Java class of a block of output rows.
@@ -97,16 +98,12 @@ pub fn with_row_batch<R>(
     }
     let frame = i32::try_from(n_seg + 8).map_err(|_| FfiError::invalid("too many segments"))?;
     env.with_local_frame(frame, |env| -> FfiResult<R> {
-        let mut arrays: Vec<JByteArray<'_>> = Vec::with_capacity(n_seg);
+        let mut segments: Vec<JByteArray<'_>> = Vec::with_capacity(n_seg);
         let mut lens = Vec::with_capacity(n_seg);
         for i in 0..n_seg {
-            let obj = env.get_object_array_element(batch.segments, i as i32)?;
-            if obj.is_null() {
-                return Err(FfiError::null(&format!("segments[{i}]")));
-            }
-            let arr = JByteArray::from(obj);
-            lens.push(env.get_array_length(&arr)? as usize);
-            arrays.push(arr);
+            let seg = arrays::required(env, batch.segments, i, ("[B", "segments"))?;
+            lens.push(seg.len);
+            segments.push(JByteArray::from(seg.array));
         }
         for (row, a) in scratch.addresses.iter().enumerate() {
             let Some(len) = lens.get(a.segment) else {
@@ -124,8 +121,8 @@ pub fn with_row_batch<R>(
         }
         // SAFETY: the current thread's env; only `f`, which must not call
         // JNI, runs until `pinned` is dropped.
-        let mut pinned = unsafe { Pinned::<u8>::new(env.get_raw(), arrays.len()) }?;
-        for (arr, &len) in arrays.iter().zip(&lens) {
+        let mut pinned = unsafe { Pinned::<u8>::new(env.get_raw(), segments.len()) }?;
+        for (arr, &len) in segments.iter().zip(&lens) {
             // SAFETY: a live non-NULL local byte[] reference of `len` bytes;
             // u8 takes any i8 pattern.
             unsafe { pinned.pin(arr.as_raw(), len) }?;

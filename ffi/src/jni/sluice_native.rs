@@ -2,7 +2,7 @@
 //! loader runs right after `System.load`.
 
 use jni::objects::JClass;
-use jni::sys::{jint, jstring};
+use jni::sys::{jint, jlong, jstring};
 use jni::JNIEnv;
 
 use crate::capi::error::{sluice_status, FfiError};
@@ -25,6 +25,13 @@ pub extern "system" fn Java_io_sluice_jni_SluiceNative_version<'l>(mut env: JNIE
 #[no_mangle]
 pub extern "system" fn Java_io_sluice_jni_SluiceNative_abiVersion<'l>(_env: JNIEnv<'l>, _class: JClass<'l>) -> jint {
     JNI_ABI_VERSION
+}
+
+/// `static native long liveHandles0()`: the native objects behind Java
+/// handles alive in this process ([`crate::jni::handle::live_handles`]).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_SluiceNative_liveHandles0<'l>(_env: JNIEnv<'l>, _class: JClass<'l>) -> jlong {
+    crate::jni::handle::live_handles()
 }
 
 /// `static native void selfTest0(int mode)`: proves the boundary from Java.

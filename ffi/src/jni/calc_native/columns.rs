@@ -10,15 +10,15 @@
 //! released (the [`Pinned`] guard).
 
 use std::ptr;
-use std::sync::OnceLock;
 
-use jni::objects::{GlobalRef, JByteArray, JClass, JIntArray, JObject, JObjectArray};
+use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray};
 use jni::sys::{jarray, jint, jintArray, jlong, jobject};
 use jni::JNIEnv;
 use sluice_engine::calc::input::columns::{ColumnKind, ColumnSlices};
 
 use super::CalcHandle;
 use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::arrays;
 use crate::jni::handle::handle_mut;
 use crate::jni::pin::Pinned;
 use crate::jni::rows::row_block;
@@ -50,51 +50,18 @@ struct Checked {
     nulls: (jarray, usize),
 }
 
-/// The primitive array classes a column may use, looked up once per JVM
-/// (`FindClass` on every batch costs microseconds, which shows at 32 rows
-/// per batch).
-static ARRAY_CLASSES: OnceLock<Vec<(&'static str, GlobalRef)>> = OnceLock::new();
-
-/// The class of `sig` arrays (`[B`, `[I`, ...).
-fn array_class(env: &mut JNIEnv<'_>, sig: &str) -> FfiResult<&'static GlobalRef> {
-    if ARRAY_CLASSES.get().is_none() {
-        let mut classes = Vec::with_capacity(6);
-        for name in ["[B", "[S", "[I", "[J", "[F", "[D"] {
-            let c = env.find_class(name)?;
-            classes.push((name, env.new_global_ref(&c)?));
-        }
-        // A racing thread may have set it first; both hold the same classes.
-        let _ = ARRAY_CLASSES.set(classes);
-    }
-    ARRAY_CLASSES
-        .get()
-        .and_then(|v| v.iter().find(|(n, _)| *n == sig).map(|(_, c)| c))
-        .ok_or_else(|| FfiError::invalid(format!("JNI: no array class {sig}")))
-}
-
-/// Fetches element `i` of `arr`, checks it is a `sig` array (e.g. `[I`) and
-/// returns it with its size in bytes.
+/// Element `j` of `arr`, checked to be a `sig` array (e.g. `[I`) of
+/// `elem`-byte elements, with its size in bytes.
 fn element(
     env: &mut JNIEnv<'_>,
     arr: &JObjectArray<'_>,
-    i: usize,
+    j: usize,
     sig: &str,
     elem: usize,
     what: &str,
 ) -> FfiResult<(jarray, usize)> {
-    let o: JObject<'_> = env.get_object_array_element(arr, i as i32)?;
-    if o.is_null() {
-        return Err(FfiError::null(&format!("{what}[{i}]")));
-    }
-    let class: &JClass<'_> = array_class(env, sig)?.as_obj().into();
-    if !env.is_instance_of(&o, class)? {
-        return Err(FfiError::invalid(format!("{what}[{i}] is not a {sig} array")));
-    }
-    let raw = o.into_raw();
-    // SAFETY: `raw` is a live local reference to a primitive array (checked
-    // just above); the wrapper does not delete it.
-    let len = env.get_array_length(&unsafe { JByteArray::from_raw(raw) })? as usize;
-    Ok((raw, len * elem))
+    let e = arrays::required(env, arr, j, (sig, what))?;
+    Ok((e.array.into_raw(), e.len * elem))
 }
 
 /// `static native RowBlock processColumns(long handle, int[] fields,

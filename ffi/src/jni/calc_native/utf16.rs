@@ -20,6 +20,7 @@ use sluice_transpose::lazy_strings::Utf16Column;
 
 use super::CalcHandle;
 use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::arrays;
 use crate::jni::handle::handle_mut;
 use crate::jni::pin::Pinned;
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch};
@@ -113,39 +114,33 @@ fn process(
         let mut lens = Vec::with_capacity(k);
         let mut validity: Vec<Option<NullBuffer>> = Vec::with_capacity(k);
         for c in 0..k {
-            let u = env.get_object_array_element(cols.units, c as i32)?;
-            if u.is_null() {
-                return Err(FfiError::null(&format!("units[{c}]")));
-            }
-            let u = JCharArray::from(u);
-            lens.push(env.get_array_length(&u)? as usize);
-            chars.push(u);
-            let o = JIntArray::from(env.get_object_array_element(cols.offsets, c as i32)?);
-            non_null(&o, &format!("offsets[{c}]"))?;
-            let len = env.get_array_length(&o)? as usize;
-            if len < n + 1 {
+            let u = arrays::required(env, cols.units, c, ("[C", "units"))?;
+            lens.push(u.len);
+            chars.push(JCharArray::from(u.array));
+            let o = arrays::required(env, cols.offsets, c, ("[I", "offsets"))?;
+            if o.len < n + 1 {
                 return Err(FfiError::invalid(format!(
-                    "offsets[{c}] has {len} entries, fewer than numRows + 1 = {}",
+                    "offsets[{c}] has {} entries, fewer than numRows + 1 = {}",
+                    o.len,
                     n + 1
                 )));
             }
-            env.get_int_array_region(&o, 0, &mut utf16.ints)?;
+            env.get_int_array_region(JIntArray::from(o.array), 0, &mut utf16.ints)?;
             let offs = utf16.offsets.get_mut(c).ok_or_else(|| FfiError::invalid("offsets scratch"))?;
             offs.clear();
             offs.extend(utf16.ints.iter().map(|&v| i64::from(v)));
-            let nl = JBooleanArray::from(env.get_object_array_element(cols.nulls, c as i32)?);
-            validity.push(if nl.is_null() {
-                None
-            } else {
-                let len = env.get_array_length(&nl)? as usize;
-                if len < n {
-                    return Err(FfiError::invalid(format!("nulls[{c}] has {len} entries, fewer than numRows {n}")));
+            validity.push(match arrays::element(env, cols.nulls, c, ("[Z", "nulls"), true)? {
+                None => None,
+                Some(nl) if nl.len < n => {
+                    return Err(FfiError::invalid(format!("nulls[{c}] has {} entries, fewer than numRows {n}", nl.len)))
                 }
-                env.get_boolean_array_region(&nl, 0, &mut utf16.flags)?;
-                utf16
-                    .flags
-                    .contains(&1)
-                    .then(|| NullBuffer::from(utf16.flags.iter().map(|&f| f == 0).collect::<Vec<bool>>()))
+                Some(nl) => {
+                    env.get_boolean_array_region(JBooleanArray::from(nl.array), 0, &mut utf16.flags)?;
+                    utf16
+                        .flags
+                        .contains(&1)
+                        .then(|| NullBuffer::from(utf16.flags.iter().map(|&f| f == 0).collect::<Vec<bool>>()))
+                }
             });
         }
         let raw = env.get_raw();

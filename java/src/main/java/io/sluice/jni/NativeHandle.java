@@ -15,10 +15,15 @@ import java.util.function.LongConsumer;
 public abstract class NativeHandle implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
+    /** Handles freed by the cleaner because nobody closed them. */
+    private static final AtomicLong FREED_UNCLOSED = new AtomicLong();
+
     /** Shared with the cleaning action, which must not reference the handle. */
     private static final class State implements Runnable {
         final AtomicLong address;
         final LongConsumer free;
+        /** Set by {@link #close()} before it runs the action; unset when the cleaner runs it. */
+        volatile boolean closed;
 
         State(long address, LongConsumer free) {
             this.address = new AtomicLong(address);
@@ -29,6 +34,9 @@ public abstract class NativeHandle implements AutoCloseable {
         public void run() {
             long a = address.getAndSet(0);
             if (a != 0) {
+                if (!closed) {
+                    FREED_UNCLOSED.incrementAndGet();
+                }
                 free.accept(a);
             }
         }
@@ -69,6 +77,18 @@ public abstract class NativeHandle implements AutoCloseable {
     /** Frees the native object; later calls do nothing. */
     @Override
     public final void close() {
+        state.closed = true;
         cleanable.clean();
+    }
+
+    /**
+     * Handles this process freed only because they became unreachable without {@link #close()}:
+     * each one is an owner (an operator, a test) that forgot to close it. Tests use it, with
+     * {@link SluiceNative#liveHandles()}, to prove that every handle is freed by its owner.
+     *
+     * @return the count of handles the cleaner freed
+     */
+    public static long freedUnclosed() {
+        return FREED_UNCLOSED.get();
     }
 }

@@ -6,9 +6,13 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import org.junit.jupiter.api.Test;
 
 /**
  * A coverage-guided fuzzer (Jazzer) at the JNI edge: arbitrary row bytes, column arrays, UTF-16
@@ -21,7 +25,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  *
  * <p>In {@code mvn verify} the fuzz tests run as regression tests over their seeds
  * ({@code src/test/resources/io/sluice/jni/JniFuzzTestInputs/}); with {@code JAZZER_FUZZ=1} the one
- * selected fuzzes: {@code jniEdge} for a minute ({@code FUZZ=1 scripts/java.sh}), {@code jniEdgeLong}
+ * selected fuzzes: {@code jniEdge} for a minute (a step of {@code scripts/java.sh}), {@code jniEdgeLong}
  * for 30 minutes (java/README.md, "Fuzzing the JNI edge").
  */
 class JniFuzzTest {
@@ -104,6 +108,59 @@ class JniFuzzTest {
         "sum(", "keep=last", "order=rowtime(", "max_parallelism=", "budget=", "group_agg ", "dedup ", "normalize "})
     void jniEdgeLong(FuzzedDataProvider data) throws Throwable {
         oneCall(data);
+    }
+
+    /**
+     * The two findings fixed by ffi/src/jni/arrays.rs, as plain tests: an {@code Object[]} shorter
+     * than the columns it should hold, and elements of the wrong class (not an array, or an array
+     * of another type) where the native side reads an array, on the column, UTF-16 and row paths.
+     */
+    @Test
+    void shortOrMistypedArgumentArraysAreSluiceExceptions() throws Throwable {
+        Object[] wrong = {"not an array", new long[4], new Object[4], new short[4], new byte[4]};
+        try (CalcNative calc = new CalcNative(NAMES, TYPES, new String[] {"md5(s)"}, null)) {
+            long h = calc.address();
+            int[] fields = {0};
+            assertTrue(calc.columnKinds()[0] >= 0, "field s is read as a column");
+            expectSluice("short values", () -> (RowBlock) CALC_PROCESS_COLUMNS.invokeExact(h, fields, new Object[0],
+                    new Object[] {new int[2]}, new Object[] {new byte[1]}, new byte[1], 1));
+            expectSluice("short nulls", () -> (RowBlock) CALC_PROCESS_COLUMNS.invokeExact(h, fields,
+                    new Object[] {new byte[1]}, new Object[] {new int[2]}, new Object[0], new byte[1], 1));
+            Object[] segments = {new byte[64]};
+            int[] one = {0};
+            int[] ends = {1, 1};
+            for (Object w : wrong) {
+                String what = w.getClass().getSimpleName();
+                if (!(w instanceof byte[])) {
+                    expectSluice("column values " + what, () -> (RowBlock) CALC_PROCESS_COLUMNS.invokeExact(h, fields,
+                         new Object[] {w}, new Object[] {new int[2]}, new Object[] {new byte[1]}, new byte[1], 1));
+                }
+                expectSluice("units " + what, () -> (RowBlock) CALC_PROCESS_UTF16.invokeExact(h, segments, 1, one,
+                        new int[] {0}, new int[] {16}, 1, fields, new Object[] {w}, new Object[] {ends},
+                        new Object[] {null}, 1));
+                expectSluice("offsets " + what, () -> (RowBlock) CALC_PROCESS_UTF16.invokeExact(h, segments, 1, one,
+                        new int[] {0}, new int[] {16}, 1, fields, new Object[] {new char[1]}, new Object[] {w},
+                        new Object[] {null}, 1));
+                if (!(w instanceof byte[])) {
+                    expectSluice("row segment " + what, () -> (RowBlock) CALC_PROCESS.invokeExact(h, new Object[] {w}, 1,
+                            one, new int[] {0}, new int[] {0}, 1));
+                }
+            }
+            expectSluice("nulls as byte[]", () -> (RowBlock) CALC_PROCESS_UTF16.invokeExact(h, segments, 1, one,
+                    new int[] {0}, new int[] {16}, 1, fields, new Object[] {new char[1]}, new Object[] {ends},
+                    new Object[] {new byte[1]}, 1));
+            expectSluice("short units", () -> (RowBlock) CALC_PROCESS_UTF16.invokeExact(h, segments, 1, one, new int[] {0},
+                    new int[] {16}, 1, fields, new Object[0], new Object[] {ends}, new Object[] {null}, 1));
+        }
+    }
+
+    private interface NativeCall {
+        RowBlock call() throws Throwable;
+    }
+
+    private static void expectSluice(String what, NativeCall call) {
+        SluiceException e = assertThrows(SluiceException.class, call::call, what);
+        assertTrue(e.getMessage() != null && !e.getMessage().isEmpty(), what + ": a message");
     }
 
     private static void oneCall(FuzzedDataProvider data) throws Throwable {
