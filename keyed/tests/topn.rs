@@ -94,6 +94,16 @@ fn flink_input() -> Vec<(RowKind, In)> {
     inserts(&[("book", 1, 12), ("book", 2, 19), ("book", 4, 11), ("fruit", 4, 33), ("fruit", 3, 44), ("fruit", 5, 22)])
 }
 
+/// [`flink_input`] with rows inserted (position in the result, row), as
+/// the Flink tests that add ties to it list them.
+fn flink_input_with(extra: &[(usize, (&str, i64, i64))]) -> Vec<(RowKind, In)> {
+    let mut input = flink_input();
+    for &(at, (p, id, s)) in extra {
+        input.insert(at, (Insert, (p.to_string(), id, Some(s))));
+    }
+    input
+}
+
 const ORDERED_STRATEGIES: [TopNStrategy; 2] = [TopNStrategy::AppendOnly, TopNStrategy::Retract];
 
 /// `TopNFunctionTestBase.testDisableGenerateUpdateBefore` (rank range 1..2,
@@ -102,16 +112,7 @@ const ORDERED_STRATEGIES: [TopNStrategy; 2] = [TopNStrategy::AppendOnly, TopNStr
 fn flink_disable_generate_update_before() {
     for s in ORDERED_STRATEGIES {
         let mut t = op(&flink_cfg(s, 1, 2, false, false));
-        let input = inserts(&[
-            ("book", 1, 12),
-            ("book", 2, 19),
-            ("book", 3, 19),
-            ("book", 4, 11),
-            ("book", 5, 11),
-            ("fruit", 4, 33),
-            ("fruit", 3, 44),
-            ("fruit", 5, 22),
-        ]);
+        let input = flink_input_with(&[(2, ("book", 3, 19)), (4, ("book", 5, 11))]);
         let expected = vec![
             rec(Insert, "book", 1, 12, None),
             rec(Insert, "book", 2, 19, None),
@@ -133,15 +134,7 @@ fn flink_disable_generate_update_before() {
 fn flink_disable_generate_update_before_and_output_rank_number() {
     for s in ORDERED_STRATEGIES {
         let mut t = op(&flink_cfg(s, 1, 2, false, true));
-        let input = inserts(&[
-            ("book", 1, 12),
-            ("book", 2, 19),
-            ("book", 4, 11),
-            ("book", 5, 11),
-            ("fruit", 4, 33),
-            ("fruit", 3, 44),
-            ("fruit", 5, 22),
-        ]);
+        let input = flink_input_with(&[(3, ("book", 5, 11))]);
         let expected = vec![
             rec(Insert, "book", 1, 12, Some(1)),
             rec(Insert, "book", 2, 19, Some(2)),
@@ -162,8 +155,7 @@ fn flink_disable_generate_update_before_and_output_rank_number() {
 fn flink_output_rank_number_with_constant_rank_range() {
     for s in ORDERED_STRATEGIES {
         let mut t = op(&flink_cfg(s, 1, 2, true, true));
-        let mut input = flink_input();
-        input.insert(3, (Insert, ("book".into(), 5, Some(11))));
+        let input = flink_input_with(&[(3, ("book", 5, 11))]);
         let expected = vec![
             rec(Insert, "book", 1, 12, Some(1)),
             rec(Insert, "book", 2, 19, Some(2)),
@@ -233,16 +225,7 @@ fn flink_constant_rank_range_without_offset_and_restore() {
 /// or worse one emits nothing.
 #[test]
 fn flink_fast_top1() {
-    let input = inserts(&[
-        ("book", 1, 12),
-        ("book", 2, 19),
-        ("book", 3, 19),
-        ("book", 4, 11),
-        ("book", 5, 11),
-        ("fruit", 4, 33),
-        ("fruit", 3, 44),
-        ("fruit", 5, 22),
-    ]);
+    let input = flink_input_with(&[(2, ("book", 3, 19)), (4, ("book", 5, 11))]);
     let mut t = op(&flink_cfg(TopNStrategy::FastTop1, 1, 1, false, false));
     let expected = vec![
         rec(Insert, "book", 1, 12, None),
