@@ -9,6 +9,9 @@
 //! * [`Deduplicate`]: ROW_NUMBER() = 1 keep-first / keep-last, by
 //!   arrival order or by an event-time column (`ProcTimeDeduplicate*`,
 //!   `RowTimeDeduplicateFunction`).
+//! * [`TopN`]: ROW_NUMBER Top-N over a changelog, with each of Flink's three
+//!   ranking functions (`AppendOnlyTopNFunction`, `RetractableTopNFunction`,
+//!   `FastTop1Function`).
 //!
 //! # Borrow before owning
 //! State is keyed by the encoded key bytes ([`ByteKeyMap`]); the key rows of a
@@ -38,6 +41,7 @@ mod payload;
 pub mod row_kind;
 pub mod snapshot;
 pub mod state;
+pub mod topn;
 
 pub use agg::{AggKind, AggSpec};
 pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep, StateBackendKind};
@@ -52,3 +56,4 @@ pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder, TransposeKeyEncoder
 pub use normalize::{ChangelogNormalize, NormalizeOptions};
 pub use row_kind::RowKind;
 pub use state::{ByteKeyMap, KeyProbe};
+pub use topn::{SortColumn, TopN, TopNOptions, TopNStrategy};

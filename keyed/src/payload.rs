@@ -91,6 +91,12 @@ impl PayloadCodec {
         Ok((batch, std::mem::take(&mut self.kinds)))
     }
 
+    /// Decodes stored rows (arrow-row bytes written by this codec) into the
+    /// columns of the schema, in one `convert_rows` call.
+    pub(crate) fn decode_stored<'a>(&self, rows: impl Iterator<Item = &'a [u8]>) -> Result<Vec<ArrayRef>> {
+        Ok(self.converter.convert_rows(rows.map(|b| self.parser.parse(b)))?)
+    }
+
     /// Checks that restored bytes decode as one row of this schema.
     ///
     /// The snapshot checksum already rejects accidental corruption; this

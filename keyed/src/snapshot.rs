@@ -34,6 +34,7 @@ pub(crate) enum OpTag {
     GroupAgg = 1,
     Normalize = 2,
     Dedup = 3,
+    TopN = 4,
 }
 
 impl OpTag {
@@ -43,6 +44,7 @@ impl OpTag {
             OpTag::GroupAgg => "GroupAggregate",
             OpTag::Normalize => "ChangelogNormalize",
             OpTag::Dedup => "Deduplicate",
+            OpTag::TopN => "Rank (Top-N)",
         }
     }
 }
@@ -367,7 +369,7 @@ fn read_sections(
     let mut r = Reader::new(body, 6);
     let t = r.u8("operator tag")?;
     if t != tag as u8 {
-        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup]
+        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN]
             .into_iter()
             .find(|k| *k as u8 == t)
             .map_or("an unknown operator", OpTag::name);

@@ -8,7 +8,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use sluice_keyed::row_kind::row_kinds_from_bytes;
 use sluice_keyed::{
     ChangelogNormalize, DedupOptions, Deduplicate, GroupAggOptions, GroupAggregate, KeyGroupRange, NormalizeOptions,
-    RowKind,
+    RowKind, TopN, TopNOptions,
 };
 use sluice_transpose::FlinkType;
 
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::flink_type::FLINK_TYPE;
 use crate::keyed::spec::{self, OperatorSpec, SpecKind};
 
-/// The three keyed operators of `sluice-keyed`.
+/// The keyed operators of `sluice-keyed`.
 pub enum Operator {
     /// `group_agg`: [`GroupAggregate`].
     GroupAgg(GroupAggregate),
@@ -24,6 +24,8 @@ pub enum Operator {
     Normalize(ChangelogNormalize),
     /// `dedup`: [`Deduplicate`].
     Dedup(Deduplicate),
+    /// `topn`: [`TopN`].
+    TopN(TopN),
 }
 
 /// A keyed operator created from a spec string (see [`spec`]),
@@ -44,6 +46,20 @@ impl std::fmt::Debug for KeyedOperator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeyedOperator").field("spec", &self.spec).field("size", &self.size()).finish()
     }
+}
+
+/// The [`TopN`] of a `topn` spec.
+fn topn_operator(schema: SchemaRef, spec: &OperatorSpec) -> Result<TopN> {
+    let SpecKind::TopN { strategy, order, rank_start, rank_end, rank_number } = &spec.kind else {
+        return Err(Error::invalid("not a topn spec"));
+    };
+    let mut o = TopNOptions::new(*strategy, order.clone(), *rank_end);
+    o.rank_start = *rank_start;
+    o.output_rank_number = *rank_number;
+    o.generate_update_before = spec.update_before;
+    o.max_parallelism = spec.max_parallelism;
+    o.state_budget = spec.budget;
+    Ok(TopN::new(schema, spec.keys.clone(), o)?)
 }
 
 /// `field` with its `flink.type` set (kept when already there, derived
@@ -105,9 +121,11 @@ impl KeyedOperator {
                 o.state_budget = spec.budget;
                 Operator::Dedup(Deduplicate::new(s, keys, o)?)
             }
+            SpecKind::TopN { .. } => Operator::TopN(topn_operator(s, &spec)?),
         };
         let raw_out = match &operator {
             Operator::GroupAgg(g) => g.output_schema(),
+            Operator::TopN(t) => t.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
         let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
@@ -136,7 +154,8 @@ impl KeyedOperator {
 
     /// The schema of emitted batches; every field carries `flink.type`.
     /// `group_agg`: key columns then one column per aggregate; `normalize`
-    /// and `dedup`: the input schema.
+    /// and `dedup`: the input schema; `topn`: the input schema, plus
+    /// `rank_number` (Int64) with `rank_number=true`.
     pub fn output_schema(&self) -> &SchemaRef {
         &self.output_schema
     }
@@ -158,6 +177,7 @@ impl KeyedOperator {
             Operator::GroupAgg(o) => o.size(),
             Operator::Normalize(o) => o.size(),
             Operator::Dedup(o) => o.size(),
+            Operator::TopN(o) => o.size(),
         }
     }
 
@@ -167,6 +187,7 @@ impl KeyedOperator {
             Operator::GroupAgg(o) => o.num_groups(),
             Operator::Normalize(o) => o.num_keys(),
             Operator::Dedup(o) => o.num_keys(),
+            Operator::TopN(o) => o.num_partitions(),
         }
     }
 
@@ -185,6 +206,7 @@ impl KeyedOperator {
             Operator::GroupAgg(o) => o.process(batch, row_kinds)?,
             Operator::Normalize(o) => o.process(batch, row_kinds)?,
             Operator::Dedup(o) => o.process(batch, row_kinds)?,
+            Operator::TopN(o) => o.process(batch, row_kinds)?,
         };
         let n = out.num_rows();
         let out = RecordBatch::try_new_with_options(
@@ -229,10 +251,11 @@ impl KeyedOperator {
     }
 
     /// Advances the event-time watermark to `watermark` (epoch millis) and
-    /// returns what that emits: always an empty batch for these three
+    /// returns what that emits: always an empty batch for these
     /// operators. With state TTL off, Flink's `GroupAggFunction`, the
-    /// proctime deduplications / `ChangelogNormalize` and the (non
-    /// mini-batch) `RowTimeDeduplicateFunction` all emit while processing
+    /// proctime deduplications / `ChangelogNormalize`, the (non
+    /// mini-batch) `RowTimeDeduplicateFunction` and the three Top-N
+    /// functions all emit while processing
     /// each row and register no event-time timers, so a watermark fires
     /// nothing. The call exists so that bindings drive every operator the
     /// same way; an older watermark than the current one is ignored, as a
@@ -275,6 +298,7 @@ impl KeyedOperator {
             Operator::GroupAgg(o) => o.snapshot(range)?,
             Operator::Normalize(o) => o.snapshot(range)?,
             Operator::Dedup(o) => o.snapshot(range)?,
+            Operator::TopN(o) => o.snapshot(range)?,
         })
     }
 
@@ -294,6 +318,7 @@ impl KeyedOperator {
             Operator::GroupAgg(o) => o.snapshot_key_groups(range)?,
             Operator::Normalize(o) => o.snapshot_key_groups(range)?,
             Operator::Dedup(o) => o.snapshot_key_groups(range)?,
+            Operator::TopN(o) => o.snapshot_key_groups(range)?,
         };
         let n = (range.end - range.start) as usize + 1;
         let mut out: Vec<Vec<u8>> = vec![Vec::new(); n];
@@ -324,6 +349,7 @@ impl KeyedOperator {
                 Operator::GroupAgg(o) => o.restore(blob, range),
                 Operator::Normalize(o) => o.restore(blob, range),
                 Operator::Dedup(o) => o.restore(blob, range),
+                Operator::TopN(o) => o.restore(blob, range),
             };
             r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
         }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! spec      := operator ( ' '+ option )*
-//! operator  := "group_agg" | "normalize" | "dedup"
+//! operator  := "group_agg" | "normalize" | "dedup" | "topn"
 //! option    := name '=' value            (no spaces inside an option)
 //! columns   := column ( ',' column )*
 //! column    := index | name              (0-based field index, or a field name)
@@ -28,23 +28,36 @@
 //!   equal_update_after=drop|emit  a +U equal to the stored row: dropped like an equal +I
 //!                             (Flink 2.x) or answered with -U prev, +U cur (Flink 1.20);
 //!                             default drop
+//! topn:                       ROW_NUMBER() OVER (PARTITION BY keys ORDER BY order) in a
+//!                             constant rank range (keys= may be empty: no PARTITION BY)
+//!   order=sort ( ',' sort )*  required; sort := column [':asc'|':desc'] [':nulls_first'|':nulls_last'];
+//!                             default asc; default nulls as Flink orders them (asc: first,
+//!                             desc: last)
+//!   strategy=append|retract|top1  required: Flink's AppendOnlyTopNFunction,
+//!                             RetractableTopNFunction or FastTop1Function
+//!   n=N                       shorthand for rank_start=1 rank_end=N
+//!   rank_start=1..            first emitted rank; default 1
+//!   rank_end=N                last emitted rank; required unless n= is given
+//!   rank_number=bool          append the rank (Int64, `rank_number`); default false
 //! ```
 //!
 //! Output rows: `group_agg` emits the key columns (input fields) then one
 //! column per aggregate, named `<function>_<input column index>` with the
 //! function's name lower-cased without underscores (`sum_3`,
 //! `firstvalue_1`; `count(*)` is `countstar_<aggregate position>`);
-//! `normalize` and `dedup` emit rows of the input schema.
+//! `normalize` and `dedup` emit rows of the input schema; `topn` the input
+//! schema plus `rank_number` when `rank_number=true`.
 //!
 //! Examples: `group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576`,
-//! `normalize keys=id max_parallelism=256`, `dedup keys=0 keep=last order=rowtime(3)`.
+//! `normalize keys=id max_parallelism=256`, `dedup keys=0 keep=last order=rowtime(3)`,
+//! `topn keys=0 order=2:desc:nulls_last,3 n=3 strategy=retract rank_number=true`.
 //!
 //! Names are case-sensitive; an option given twice, an unknown option, an
 //! option of another operator and a malformed value are all errors that
 //! name the offending text.
 
 use arrow_schema::Schema;
-use sluice_keyed::{AggSpec, DedupOrder, Keep, StateBackendKind};
+use sluice_keyed::{AggSpec, DedupOrder, Keep, SortColumn, StateBackendKind, TopNStrategy};
 
 use crate::error::{Error, Result};
 
@@ -93,6 +106,19 @@ pub enum SpecKind {
         /// The Flink state backend whose equal-row behaviour to reproduce.
         backend: StateBackendKind,
     },
+    /// `topn`.
+    TopN {
+        /// The Flink ranking function to reproduce.
+        strategy: TopNStrategy,
+        /// ORDER BY columns.
+        order: Vec<SortColumn>,
+        /// First emitted rank (1-based).
+        rank_start: u64,
+        /// Last emitted rank.
+        rank_end: u64,
+        /// Append the rank number column.
+        rank_number: bool,
+    },
 }
 
 fn spec_err(message: impl Into<String>) -> Error {
@@ -105,12 +131,15 @@ fn spec_err(message: impl Into<String>) -> Error {
 /// [`Error::Spec`] with a message naming the offending part.
 pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     let mut words = spec.split_ascii_whitespace();
-    let op = words.next().ok_or_else(|| spec_err("empty spec (expected group_agg, normalize or dedup)"))?;
+    let op = words.next().ok_or_else(|| spec_err("empty spec (expected group_agg, normalize, dedup or topn)"))?;
     let allowed: &[&str] = match op {
         "group_agg" => &["aggs", "retractable"],
         "normalize" => &["equal_update_after"],
         "dedup" => &["keep", "order", "insert", "backend"],
-        other => return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize or dedup)"))),
+        "topn" => TOPN_OPTIONS,
+        other => {
+            return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize, dedup or topn)")))
+        }
     };
     const COMMON: [&str; 4] = ["keys", "max_parallelism", "budget", "update_before"];
     let mut opts: Vec<(&str, &str)> = Vec::new();
@@ -130,8 +159,9 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     let require = |name: &str| get(name).ok_or_else(|| spec_err(format!("{op} needs `{name}=`")));
 
     let keys = match require("keys")? {
-        // A global aggregate: Flink keys it by the empty row (one group).
-        "" if op == "group_agg" => Vec::new(),
+        // A global aggregate / a Top-N without PARTITION BY: Flink keys it
+        // by the empty row (one group).
+        "" if op == "group_agg" || op == "topn" => Vec::new(),
         k => columns(k, schema, "keys")?,
     };
     let max_parallelism =
@@ -158,6 +188,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
                 Some(v) => return Err(spec_err(format!("equal_update_after=`{v}` (expected drop or emit)"))),
             },
         },
+        "topn" => topn_kind(&get, schema)?,
         _ => SpecKind::Dedup {
             keep: match require("keep")? {
                 "first" => Keep::First,
@@ -180,6 +211,82 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         },
     };
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
+}
+
+/// The options of `topn`.
+const TOPN_OPTIONS: &[&str] = &["order", "strategy", "n", "rank_start", "rank_end", "rank_number"];
+
+/// The `topn` options (see the module docs).
+fn topn_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Schema) -> Result<SpecKind> {
+    let strategy = match get("strategy") {
+        Some("append") => TopNStrategy::AppendOnly,
+        Some("retract") => TopNStrategy::Retract,
+        Some("top1") => TopNStrategy::FastTop1,
+        Some(v) => return Err(spec_err(format!("strategy=`{v}` (expected append, retract or top1)"))),
+        None => return Err(spec_err("topn needs `strategy=` (append, retract or top1)")),
+    };
+    let order = sort_columns(get("order").ok_or_else(|| spec_err("topn needs `order=`"))?, schema)?;
+    let rank = |name: &str| -> Result<Option<u64>> {
+        get(name)
+            .map(|v| {
+                v.parse::<u64>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| spec_err(format!("{name}=`{v}` is not a rank (an integer >= 1)")))
+            })
+            .transpose()
+    };
+    let (rank_start, rank_end) = match (rank("n")?, rank("rank_start")?, rank("rank_end")?) {
+        (Some(n), None, None) => (1, n),
+        (Some(_), _, _) => return Err(spec_err("topn takes `n=` or `rank_start=`/`rank_end=`, not both")),
+        (None, start, Some(end)) => (start.unwrap_or(1), end),
+        (None, _, None) => return Err(spec_err("topn needs `n=` or `rank_end=`")),
+    };
+    if rank_end < rank_start {
+        return Err(spec_err(format!("rank_end={rank_end} is below rank_start={rank_start}")));
+    }
+    if strategy == TopNStrategy::FastTop1 && (rank_start, rank_end) != (1, 1) {
+        return Err(spec_err("strategy=top1 needs n=1"));
+    }
+    Ok(SpecKind::TopN {
+        strategy,
+        order,
+        rank_start,
+        rank_end,
+        rank_number: boolean(get("rank_number"), "rank_number", false)?,
+    })
+}
+
+/// `column[:asc|:desc][:nulls_first|:nulls_last]`, comma separated.
+fn sort_columns(s: &str, schema: &Schema) -> Result<Vec<SortColumn>> {
+    if s.is_empty() {
+        return Err(spec_err("order= is empty"));
+    }
+    s.split(',')
+        .map(|item| {
+            let mut parts = item.split(':');
+            let c = column(parts.next().unwrap_or(""), schema, "order")?;
+            let mut sort = SortColumn::asc(c);
+            let mut nulls = None;
+            for p in parts {
+                match p {
+                    "asc" => sort = SortColumn::asc(c),
+                    "desc" => sort = SortColumn::desc(c),
+                    "nulls_first" => nulls = Some(true),
+                    "nulls_last" => nulls = Some(false),
+                    other => {
+                        return Err(spec_err(format!(
+                            "order item `{item}`: `{other}` (expected asc, desc, nulls_first or nulls_last)"
+                        )))
+                    }
+                }
+            }
+            if let Some(n) = nulls {
+                sort.nulls_first = n;
+            }
+            Ok(sort)
+        })
+        .collect()
 }
 
 fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool> {

@@ -281,3 +281,77 @@ fn refusals_carry_their_variants() {
         assert!(matches!(g.key_group_range(a, b).unwrap_err(), Error::Invalid(_)));
     }
 }
+
+/// `topn` through the spec: a retracting Top-2 with rank numbers against a
+/// plain sort of the surviving rows, and a per-key-group snapshot that
+/// restores into a fresh operator.
+#[test]
+fn topn_spec_matches_a_plain_sort() {
+    let mut op =
+        KeyedOperator::new(schema(), "topn keys=k order=v:desc:nulls_last,t n=2 strategy=retract rank_number=true")
+            .unwrap();
+    assert_eq!(op.output_schema().fields().len(), 4);
+    assert_eq!(op.output_schema().field(3).name(), "rank_number");
+    let rows = many();
+    let (out, kinds) = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap();
+    // Replay the changelog into (key, rank) -> row and compare with a sort.
+    let mut top: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
+    let (k, v, t, r) = (strs(&out, 0), ints(&out, 1), ints(&out, 2), ints(&out, 3));
+    for i in 0..out.num_rows() {
+        let at = (k[i].clone(), r[i].unwrap());
+        match kinds[i] {
+            RowKind::Insert | RowKind::UpdateAfter => {
+                top.insert(at, (v[i], t[i].unwrap()));
+            }
+            RowKind::UpdateBefore | RowKind::Delete => {
+                assert_eq!(top.remove(&at), Some((v[i], t[i].unwrap())), "retracts what it emitted");
+            }
+        }
+    }
+    let mut expected: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
+    let mut by_key: BTreeMap<String, Vec<(Option<i64>, i64)>> = BTreeMap::new();
+    for (k, v, t) in &rows {
+        by_key.entry(k.clone()).or_default().push((*v, *t));
+    }
+    for (k, mut vs) in by_key {
+        // v DESC NULLS LAST, then t ASC.
+        vs.sort_by(|a, b| match (a.0, b.0) {
+            (Some(x), Some(y)) => y.cmp(&x).then(a.1.cmp(&b.1)),
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, None) => a.1.cmp(&b.1),
+        });
+        for (i, r) in vs.into_iter().take(2).enumerate() {
+            expected.insert((k.clone(), i as i64 + 1), r);
+        }
+    }
+    assert_eq!(top, expected);
+    let all = op.key_group_range(0, 127).unwrap();
+    let blobs = op.snapshot_key_groups(all).unwrap();
+    let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+    let mut fresh =
+        KeyedOperator::new(schema(), "topn keys=k order=v:desc:nulls_last,t n=2 strategy=retract rank_number=true")
+            .unwrap();
+    fresh.restore(&refs, all).unwrap();
+    assert_eq!((fresh.num_keys(), fresh.size()), (op.num_keys(), op.size()));
+}
+
+#[test]
+fn topn_spec_refusals() {
+    for (spec, needle) in [
+        ("topn keys=k order=v n=3", "strategy="),
+        ("topn keys=k order=v n=3 strategy=update", "strategy=`update`"),
+        ("topn keys=k strategy=append n=3", "order="),
+        ("topn keys=k order=v:up strategy=append n=3", "`up`"),
+        ("topn keys=k order=v strategy=append", "n="),
+        ("topn keys=k order=v strategy=append n=3 rank_end=3", "not both"),
+        ("topn keys=k order=v strategy=append rank_start=3 rank_end=2", "below"),
+        ("topn keys=k order=v strategy=top1 n=2", "n=1"),
+        ("topn keys=k order=v strategy=append n=0", "n=`0`"),
+    ] {
+        let e = KeyedOperator::new(schema(), spec).unwrap_err().to_string();
+        assert!(e.contains(needle), "{spec}: {e}");
+    }
+    let g = KeyedOperator::new(schema(), "topn keys= order=t:asc:nulls_last strategy=top1 n=1").unwrap();
+    assert_eq!(g.spec().keys, Vec::<usize>::new());
+}

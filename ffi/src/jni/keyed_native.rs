@@ -1,5 +1,5 @@
 //! `io.sluice.jni.KeyedNative`: the keyed operators (group aggregate,
-//! changelog normalize, dedup) behind Flink's keyBy, with per-key-group
+//! changelog normalize, dedup, Top-N) behind Flink's keyBy, with per-key-group
 //! snapshots.
 //!
 //! One native object per Flink operator subtask: a [`KeyedRowOperator`]

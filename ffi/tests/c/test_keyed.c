@@ -184,6 +184,24 @@ static void test_dedup_first_and_last(void) {
   sluice_keyed_free(h);
 }
 
+/* Top-2 by v DESC, append-only (Flink's AppendOnlyTopNFunction), with and
+ * without the rank column: every shifted rank is re-emitted as -U/+U. */
+static void test_topn(void) {
+  static const char *const k[] = {"a", "a", "a", "a"};
+  static const int64_t v[] = {1, 3, 2, 0};
+  struct sluice_keyed *h = create("topn keys=k order=v:desc n=2 strategy=append rank_number=true");
+  if (!h) return;
+  static const struct row ranked[] = {{0, "a", {1, 1}}, {1, "a", {1, 1}}, {2, "a", {3, 1}},
+                                      {0, "a", {1, 2}}, {1, "a", {1, 2}}, {2, "a", {2, 2}}};
+  push_expect(h, k, v, NULL, NULL, 4, ranked, 6, 2);
+  sluice_keyed_free(h);
+  h = create("topn keys=k order=v:desc n=2 strategy=append");
+  if (!h) return;
+  static const struct row plain[] = {{0, "a", {1}}, {0, "a", {3}}, {3, "a", {1}}, {0, "a", {2}}};
+  push_expect(h, k, v, NULL, NULL, 4, plain, 4, 1);
+  sluice_keyed_free(h);
+}
+
 /* Snapshot / restore: the restored handle continues like the original;
  * per-key-group blobs sit at Flink's key groups of the keys. */
 static void test_snapshot_restore(void) {
@@ -488,6 +506,7 @@ int main(void) {
   RUN(test_group_agg_changelog);
   RUN(test_normalize_changelog);
   RUN(test_dedup_first_and_last);
+  RUN(test_topn);
   RUN(test_snapshot_restore);
   RUN(test_create_errors);
   RUN(test_null_handle);

@@ -3,6 +3,7 @@ package io.sluice.flink.compat;
 import org.apache.calcite.rel.RelNode;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalChangelogNormalize;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalDeduplicate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
 
 /**
  * The keyed substitutions' view of the planner nodes that differ per line (flink-1.20): Flink
@@ -33,5 +34,13 @@ public final class KeyedPlannerCompat {
      */
     public static String normalizeUnsupported(StreamPhysicalChangelogNormalize node) {
         return null;
+    }
+
+    /**
+     * @param node a Rank node
+     * @return whether it runs as a Top-N ({@code StreamExecRank}) rather than a deduplication
+     */
+    public static boolean isTopN(RelNode node) {
+        return node instanceof StreamPhysicalRank;
     }
 }

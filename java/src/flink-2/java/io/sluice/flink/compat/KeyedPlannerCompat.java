@@ -54,4 +54,12 @@ public final class KeyedPlannerCompat {
         }
         return null;
     }
+
+    /**
+     * @param node a Rank node
+     * @return whether it runs as a Top-N ({@code StreamExecRank}) rather than a deduplication
+     */
+    public static boolean isTopN(RelNode node) {
+        return node instanceof StreamPhysicalRank && !RankUtil.canConvertToDeduplicate((StreamPhysicalRank) node);
+    }
 }

@@ -27,7 +27,7 @@ import io.sluice.jni.NativeHandle;
 import io.sluice.jni.RowBlock;
 
 /**
- * A native keyed operator (group aggregate, changelog normalize, dedup)
+ * A native keyed operator (group aggregate, changelog normalize, dedup, Top-N)
  * behind Flink's keyBy on {@link KeyProjection}. Batching, flushing, the
  * metrics and the close order are {@link NativeBatchOperator}'s.
  *

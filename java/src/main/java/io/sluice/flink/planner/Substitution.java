@@ -33,6 +33,7 @@ public final class Substitution<T extends RelNode> {
     private final Matcher<T> matcher;
     private final ConfigOption<Boolean> option;
     private boolean acceptsChangelog;
+    private java.util.function.Predicate<T> when = n -> true;
 
     private Substitution(String name, Class<T> shape, Matcher<T> matcher) {
         this.name = Objects.requireNonNull(name);
@@ -64,6 +65,19 @@ public final class Substitution<T extends RelNode> {
         return this;
     }
 
+    /**
+     * Owns only the nodes of its class that {@code when} accepts (a class two entries share, such as
+     * Flink 2.x's {@code StreamPhysicalRank}, which is a deduplication or a Top-N); the others go on
+     * to the next entry.
+     *
+     * @param when which nodes of the class this entry owns
+     * @return this
+     */
+    public Substitution<T> ownsWhen(java.util.function.Predicate<T> when) {
+        this.when = Objects.requireNonNull(when);
+        return this;
+    }
+
     /** @return the name, which is also the switch's middle part */
     public String name() {
         return name;
@@ -81,7 +95,7 @@ public final class Substitution<T extends RelNode> {
 
     /** @return whether this entry owns {@code node} */
     boolean owns(RelNode node) {
-        return shape.isInstance(node);
+        return shape.isInstance(node) && when.test(shape.cast(node));
     }
 
     /** Runs the matcher on a node this entry owns. */

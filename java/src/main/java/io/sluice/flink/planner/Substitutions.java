@@ -8,12 +8,14 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalC
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
 
 import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.planner.calc.CalcSubstitution;
 import io.sluice.flink.planner.keyed.ChangelogNormalizeSubstitution;
 import io.sluice.flink.planner.keyed.DeduplicateSubstitution;
 import io.sluice.flink.planner.keyed.GroupAggregateSubstitution;
+import io.sluice.flink.planner.keyed.RankSubstitution;
 
 /**
  * The registry: every {@link Substitution} the stage can make, one per Flink node class. A node
@@ -32,6 +34,8 @@ public final class Substitutions {
                     GroupAggregateSubstitution::twoPhase).acceptingChangelog(),
             Substitution.of("group-aggregate", StreamPhysicalGlobalGroupAggregate.class,
                     GroupAggregateSubstitution::twoPhase).acceptingChangelog(),
+            Substitution.of("rank", StreamPhysicalRank.class, RankSubstitution::match)
+                    .ownsWhen(KeyedPlannerCompat::isTopN).acceptingChangelog(),
             Substitution.of("deduplicate", KeyedPlannerCompat.deduplicateNode(), DeduplicateSubstitution::match),
             Substitution.of("changelog-normalize", StreamPhysicalChangelogNormalize.class,
                     ChangelogNormalizeSubstitution::match).acceptingChangelog());

@@ -35,7 +35,7 @@ public final class DeduplicateSubstitution {
     public static Match match(RelNode node, PlanContext ctx) {
         DedupShape d = KeyedPlannerCompat.deduplicate(node);
         if (d == null) {
-            return Match.stock("a Top-N rank, not ROW_NUMBER() = 1 deduplication: no native Top-N yet");
+            return Match.stock("a Top-N rank, not ROW_NUMBER() = 1 deduplication (RankSubstitution owns those)");
         }
         if (d.unsupported() != null) {
             return Match.stock(d.unsupported());

@@ -1,13 +1,15 @@
 package io.sluice.flink.planner.keyed;
 
-/** The three Flink nodes the native keyed operators stand in for. */
+/** The Flink nodes the native keyed operators stand in for. */
 public enum KeyedKind {
     /** {@code StreamPhysicalGroupAggregate} → {@code group_agg}. */
     GROUP_AGGREGATE("GroupAggregate", "sluice-group-aggregate"),
     /** ROW_NUMBER() = 1 ({@code StreamPhysicalDeduplicate} / a dedup {@code StreamPhysicalRank}) → {@code dedup}. */
     DEDUPLICATE("Deduplicate", "sluice-deduplicate"),
     /** {@code StreamPhysicalChangelogNormalize} → {@code normalize}. */
-    CHANGELOG_NORMALIZE("ChangelogNormalize", "sluice-changelog-normalize");
+    CHANGELOG_NORMALIZE("ChangelogNormalize", "sluice-changelog-normalize"),
+    /** A ROW_NUMBER Top-N {@code StreamPhysicalRank} → {@code topn}. */
+    RANK("Rank", "sluice-rank");
 
     private final String flinkNode;
     private final String transformation;

@@ -1,0 +1,64 @@
+package io.sluice.flink.planner;
+
+import static io.sluice.flink.planner.ParityHarness.Compare.MATERIALIZED;
+import static io.sluice.flink.planner.ParityHarness.Compare.ORDERED;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.sluice.flink.planner.ParityHarness.Query;
+
+/**
+ * Plain SQL ROW_NUMBER Top-N, stock Flink vs sluice installed ({@link ParityHarness}) over the
+ * tables of {@link KeyedSqlData}: append-only Top-3 per partition with and without the rank
+ * column (Flink's AppendOnlyTopNFunction), Top-1 (FastTop1Function), a rank range with an offset,
+ * a Top-N over a GROUP BY result (RetractableTopNFunction, retracting input), parallelism 1 and
+ * 4, and the queries that must stay stock with their reasons.
+ */
+class RankPlannerParityTest {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+    /** Top-N of kt per k by v DESC (NULLs, ties and BIGINT extremes in v). */
+    static final String TOP_N = "SELECT %s FROM (SELECT id, k, v, s, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
+            + "AS rn FROM kt) WHERE %s";
+    /** Top-N over a GROUP BY: SUM(v) goes up and down, so the Rank consumes -U/+U (RetractStrategy). */
+    static final String OVER_GROUP_BY = "SELECT %s FROM (SELECT g, k, sv, ROW_NUMBER() OVER (PARTITION BY g ORDER BY sv "
+            + "DESC, k) AS rn FROM (SELECT g, k, SUM(v) AS sv FROM kt GROUP BY g, k)) WHERE rn <= 3";
+
+    static List<Query> queries() {
+        List<Query> q = new ArrayList<>();
+        for (int p : new int[] {1, 4}) {
+            q.add(Query.of("append-only Top-3 with rank", String.format(TOP_N, "*", "rn <= 3"), ORDERED, "Rank")
+                    .parallelism(p));
+            q.add(Query.of("append-only Top-3 without rank", String.format(TOP_N, "id, k, v, s", "rn <= 3"), ORDERED,
+                    "Rank").parallelism(p));
+            q.add(Query.of("Top-N over a GROUP BY with rank", String.format(OVER_GROUP_BY, "*"), p == 1 ? ORDERED
+                    : MATERIALIZED, "GroupAggregate", "Rank").parallelism(p));
+            q.add(Query.of("Top-N over a GROUP BY without rank", String.format(OVER_GROUP_BY, "g, k, sv"),
+                    p == 1 ? ORDERED : MATERIALIZED, "GroupAggregate", "Rank").parallelism(p));
+        }
+        q.add(Query.of("Top-1", String.format(TOP_N, "id, k, v", "rn <= 1"), ORDERED, "Rank"));
+        q.add(Query.of("rank range with offset", String.format(TOP_N, "*", "rn BETWEEN 2 AND 3"), ORDERED, "Rank"));
+        q.add(Query.of("rn = 2 without rank", String.format(TOP_N, "id, k, v", "rn = 2"), ORDERED, "Rank"));
+        // must stay stock, with the reason
+        q.add(Query.stock("ORDER BY DOUBLE", "SELECT * FROM (SELECT id, k, d, ROW_NUMBER() OVER (PARTITION BY k "
+                + "ORDER BY d) AS rn FROM kt) WHERE rn <= 2", "Rank", "ORDER BY a DOUBLE"));
+        q.add(Query.stock("rank off", String.format(TOP_N, "*", "rn <= 3"), "Rank", "sluice.operator.rank.enabled=false")
+                .with("sluice.operator.rank.enabled", "false"));
+        return q;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("queries")
+    void stockAndInstalledAgree(Query q) throws Exception {
+        ParityHarness.check(q, KeyedSqlData.TABLES);
+    }
+}

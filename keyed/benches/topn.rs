@@ -1,0 +1,192 @@
+//! Top-N: the borrowed-byte operator beside its owned-key variant (fresh
+//! `Vec<u8>` partition and sort keys per row, deep-copied emitted rows) and
+//! a plainly written scalar reference (owned `String` partition keys, a
+//! sorted `Vec` of cloned rows per partition, the top N cloned before and
+//! after every row and diffed), in one run.
+//!
+//! 4,096-row batches over 1, 256 and 4,096 partitions. Each case first
+//! prints allocations per row (counting allocator below) and interleaved
+//! minimum / median times, then runs the criterion groups:
+//!
+//! * `topn/retract`: a retracting Top-3 with rank numbers; one iteration is
+//!   a batch of 4,096 `+I` and the batch of their `-D`, over a prefilled
+//!   state of 8 rows per partition, so state is the same after every
+//!   iteration (8,192 rows per iteration).
+//! * `topn/append_rejected`: an append-only Top-3 whose 4,096 rows all sort
+//!   after the kept ones (the rows that cannot enter the top N).
+//!
+//! Run: `cargo bench -p sluice-keyed --bench topn -- --warm-up-time 1 --measurement-time 3`
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use sluice_keyed::{RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
+
+#[global_allocator]
+static A: CountingAlloc = CountingAlloc::system();
+
+const ROWS: usize = 4096;
+const PARTITIONS: [usize; 3] = [1, 256, 4096];
+const N: u64 = 3;
+
+/// `p` VARCHAR partition, `s` BIGINT sort key (a scrambled value), `id`.
+fn batch(parts: usize, offset: i64, base: i64) -> RecordBatch {
+    let p: ArrayRef =
+        Arc::new(StringArray::from((0..ROWS).map(|i| format!("partition-{}", i % parts)).collect::<Vec<_>>()));
+    let s: ArrayRef =
+        Arc::new(Int64Array::from((0..ROWS).map(|i| base + ((i as i64 * 7919 + offset) % 1000)).collect::<Vec<_>>()));
+    let id: ArrayRef = Arc::new(Int64Array::from((0..ROWS).map(|i| offset * 100_000 + i as i64).collect::<Vec<_>>()));
+    RecordBatch::try_from_iter([("p", p), ("s", s), ("id", id)]).unwrap()
+}
+
+fn topn(strategy: TopNStrategy, owned: bool, rank_number: bool) -> TopN {
+    let mut o = TopNOptions::new(strategy, vec![SortColumn::asc(1)], N);
+    o.output_rank_number = rank_number;
+    let b = batch(1, 0, 0);
+    let mut t = TopN::new(b.schema(), vec![0], o).unwrap();
+    t.set_owned_key_probe(owned);
+    t
+}
+
+/// The scalar reference: owned keys, cloned rows, recomputed top N.
+#[derive(Default)]
+struct Model {
+    parts: HashMap<String, Vec<(i64, i64, String)>>,
+    out: Vec<(RowKind, (i64, i64, String), i64)>,
+}
+
+impl Model {
+    fn step(&mut self, b: &RecordBatch, kind: RowKind) {
+        let p = b.column(0).as_string::<i32>();
+        let s = b.column(1).as_primitive::<Int64Type>();
+        let id = b.column(2).as_primitive::<Int64Type>();
+        self.out.clear();
+        for i in 0..b.num_rows() {
+            let key = p.value(i).to_string();
+            let rows = self.parts.entry(key.clone()).or_default();
+            let before: Vec<(i64, i64, String)> = rows.iter().take(N as usize).cloned().collect();
+            let row = (s.value(i), id.value(i), key);
+            if kind == RowKind::Insert {
+                let at = rows.partition_point(|r| r.0 <= row.0);
+                rows.insert(at, row);
+            } else if let Some(at) = rows.iter().position(|r| *r == row) {
+                rows.remove(at);
+            }
+            let after: Vec<(i64, i64, String)> = rows.iter().take(N as usize).cloned().collect();
+            for k in 0..N as usize {
+                match (before.get(k), after.get(k)) {
+                    (Some(a), Some(b)) if a != b => {
+                        self.out.push((RowKind::UpdateBefore, a.clone(), k as i64 + 1));
+                        self.out.push((RowKind::UpdateAfter, b.clone(), k as i64 + 1));
+                    }
+                    (None, Some(b)) => self.out.push((RowKind::Insert, b.clone(), k as i64 + 1)),
+                    (Some(a), None) => self.out.push((RowKind::Delete, a.clone(), k as i64 + 1)),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn timed(runs: usize, f: &mut dyn FnMut()) -> (f64, f64) {
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    (t[0], t[runs / 2])
+}
+
+/// Allocations per row and interleaved min / median time per row of each
+/// variant, printed on stderr.
+fn report(group: &str, parts: usize, rows: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
+    for (name, f) in variants.iter_mut() {
+        f();
+        let (a, _) = count_allocs(&mut **f);
+        let (min, med) = timed(15, &mut **f);
+        eprintln!(
+            "{group:<22} partitions={parts:<5} {name:<9} allocs/row {:>7.3}  min {:>8.1} ns/row  med {:>8.1} ns/row",
+            a as f64 / rows as f64,
+            min * 1e9 / rows as f64,
+            med * 1e9 / rows as f64
+        );
+    }
+}
+
+fn retract(c: &mut Criterion) {
+    let mut g = c.benchmark_group("topn/retract");
+    g.throughput(Throughput::Elements(2 * ROWS as u64));
+    for parts in PARTITIONS {
+        let (pre, ins) = (batch(parts, 1, 0), batch(parts, 2, 0));
+        let prefill: Vec<RecordBatch> = (0..8).map(|o| batch(parts, 10 + o, 0).slice(0, parts)).collect();
+        let mut ops: Vec<TopN> = [false, true].map(|owned| topn(TopNStrategy::Retract, owned, true)).into();
+        let mut model = Model::default();
+        for b in prefill.iter().chain([&pre]) {
+            for t in &mut ops {
+                t.process(b, &vec![RowKind::Insert; b.num_rows()]).unwrap();
+            }
+            model.step(b, RowKind::Insert);
+        }
+        let (ik, dk) = (vec![RowKind::Insert; ROWS], vec![RowKind::Delete; ROWS]);
+        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let mut run_b = || {
+            black_box(borrowed.process(&ins, &ik).unwrap());
+            black_box(borrowed.process(&ins, &dk).unwrap());
+        };
+        let mut run_o = || {
+            black_box(owned.process(&ins, &ik).unwrap());
+            black_box(owned.process(&ins, &dk).unwrap());
+        };
+        let mut run_m = || {
+            model.step(&ins, RowKind::Insert);
+            model.step(&ins, RowKind::Delete);
+        };
+        report(
+            "topn/retract",
+            parts,
+            2 * ROWS,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
+        );
+        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
+        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+        g.bench_function(BenchmarkId::new("reference", parts), |bn| bn.iter(&mut run_m));
+    }
+    g.finish();
+}
+
+fn append_rejected(c: &mut Criterion) {
+    let mut g = c.benchmark_group("topn/append_rejected");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    for parts in PARTITIONS {
+        let best = batch(parts, 3, 0);
+        let worse = batch(parts, 4, 10_000);
+        let kinds = vec![RowKind::Insert; ROWS];
+        let mut ops: Vec<TopN> = [false, true].map(|owned| topn(TopNStrategy::AppendOnly, owned, false)).into();
+        for t in &mut ops {
+            t.process(&best, &kinds).unwrap();
+        }
+        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let mut run_b = || {
+            let (out, _) = borrowed.process(&worse, &kinds).unwrap();
+            assert_eq!(out.num_rows(), 0);
+        };
+        let mut run_o = || drop(black_box(owned.process(&worse, &kinds).unwrap()));
+        report("topn/append_rejected", parts, ROWS, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
+        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
+        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, retract, append_rejected);
+criterion_main!(benches);

@@ -1,0 +1,444 @@
+//! Top-N (`ROW_NUMBER() OVER (PARTITION BY … ORDER BY …)` filtered to a
+//! constant rank range): Flink's `Rank` node.
+//!
+//! Flink's planner picks one of three ranking functions
+//! (`RankProcessStrategy.analyzeRankProcessStrategies`, `StreamExecRank`),
+//! all in `flink-table-runtime/.../operators/rank/`; [`TopNStrategy`] names
+//! the one to reproduce, and the changelog is that function's, row for row:
+//!
+//! | strategy | Flink function | input | state |
+//! | --- | --- | --- | --- |
+//! | [`AppendOnly`](TopNStrategy::AppendOnly) | `AppendOnlyTopNFunction` | `+I` only | the top N rows (plus the ties of the N-th sort key with rank numbers) |
+//! | [`Retract`](TopNStrategy::Retract) | `RetractableTopNFunction` | `+I`/`-U`/`+U`/`-D` | every row of the partition |
+//! | [`FastTop1`](TopNStrategy::FastTop1) | `FastTop1Function` (append-only or update-fast input, rank range 1..1) | `+I`/`+U` | the best row |
+//!
+//! Emission follows `AbstractTopNFunction`: with rank numbers in the output,
+//! or with a rank start above 1 (`hasOffset`), every rank whose row changes
+//! is re-emitted as `-U old`/`+U new` (rank column included when asked),
+//! a rank that becomes occupied is `+I`, one that empties `-D`, and only
+//! ranks inside `[rank_start, rank_end]` are emitted. Without rank numbers
+//! and without offset, only membership changes: `-D` the row leaving the top
+//! N, `+I` the row entering. `-U` rows are dropped when update-before is off
+//! (`generateUpdateBefore`).
+//!
+//! Flink's `AbstractTopNFunction` rejects `RANK()` and `DENSE_RANK()` on a
+//! streaming table ("RANK() on streaming table is not supported currently")
+//! on both the 1.20 and the 2.x lines, so only ROW_NUMBER exists here; a
+//! variable rank end (`rn <= column`) is not supported either.
+//!
+//! Deviations, for changelogs Flink's own upstream operators never produce:
+//! a retraction of a row that is not in state is ignored (Flink's lenient
+//! mode logs and decrements its sort key count); an `AppendOnly` operator
+//! refuses every row kind but `+I`, a `FastTop1` refuses `-U`/`-D`
+//! (Flink's functions would treat them as inserts).
+//!
+//! # Memory
+//! Partitions are keyed by the partition key's Flink `BinaryRowData` bytes,
+//! borrowed from the batch's [`KeyBlock`] for the probe and copied only when
+//! a partition is created. Sort keys are memcomparable arrow-row bytes of
+//! the ORDER BY columns ([`SortColumn`]: ASC/DESC, NULLS FIRST/LAST),
+//! encoded once per batch into a reused block; a row is an `Arc<[u8]>` of
+//! its arrow-row bytes, so a `-U` of a shifted rank shares the stored row.
+//! A row that cannot enter the top N (append-only, Top-1) is compared by
+//! borrowed bytes and allocates nothing. The emission list of a batch lives
+//! in one `bumpalo` arena that is reset at the start of every batch.
+
+mod rank;
+mod snap;
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchOptions};
+use arrow_row::{RowConverter, Rows, SortField};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, SortOptions};
+use bumpalo::collections::Vec as BumpVec;
+use bumpalo::Bump;
+use hashbrown::hash_map::EntryRef;
+
+use crate::error::{invalid_arg, Error, Result};
+use crate::flink_hash::check_parallelism;
+use crate::group_agg::check_schema;
+use crate::key_encoder::{KeyBlock, KeyPlan};
+use crate::payload::PayloadCodec;
+use crate::row_kind::{check_kinds_len, RowKind};
+use crate::snapshot::fnv1a;
+use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
+
+use rank::{Out, Partition, Top1};
+
+/// Bytes charged per stored row on top of its payload (the `Arc` header and
+/// the bucket slot). An estimate, documented as such.
+const ROW_OVERHEAD: usize = 24;
+/// Bytes charged per sort key bucket on top of its key bytes (B-tree slot,
+/// the bucket `Vec` header). An estimate.
+const BUCKET_OVERHEAD: usize = 48;
+
+/// Which of Flink's ranking functions to reproduce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TopNStrategy {
+    /// `AppendOnlyTopNFunction` (`AppendFastStrategy`): insert-only input.
+    AppendOnly,
+    /// `RetractableTopNFunction` (`RetractStrategy`): any changelog.
+    Retract,
+    /// `FastTop1Function`: rank range 1..1 over an insert-only or
+    /// update-fast input.
+    FastTop1,
+}
+
+/// One ORDER BY column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SortColumn {
+    /// Column index in the input schema.
+    pub column: usize,
+    /// `DESC`.
+    pub descending: bool,
+    /// `NULLS FIRST`.
+    pub nulls_first: bool,
+}
+
+impl SortColumn {
+    /// `ASC` with Flink's default null order for it (`NULLS FIRST`: Flink
+    /// sorts NULL as the smallest value, `FlinkPlannerImpl`'s default
+    /// `NullCollation.LOW`).
+    pub fn asc(column: usize) -> Self {
+        SortColumn { column, descending: false, nulls_first: true }
+    }
+
+    /// `DESC` with Flink's default null order for it (`NULLS LAST`).
+    pub fn desc(column: usize) -> Self {
+        SortColumn { column, descending: true, nulls_first: false }
+    }
+}
+
+/// Options of [`TopN`].
+#[derive(Clone, Debug)]
+pub struct TopNOptions {
+    /// The Flink function to reproduce.
+    pub strategy: TopNStrategy,
+    /// ORDER BY columns, most significant first (at least one).
+    pub order: Vec<SortColumn>,
+    /// First emitted rank (1-based; `rn BETWEEN a AND b` gives `a`). Default 1.
+    pub rank_start: u64,
+    /// Last emitted rank (`rn <= N` gives `N`).
+    pub rank_end: u64,
+    /// Append the rank number (BIGINT NOT NULL) as the last output column.
+    pub output_rank_number: bool,
+    /// Emit `-U` rows (`generateUpdateBefore`). Default true.
+    pub generate_update_before: bool,
+    /// Flink max parallelism, for grouping snapshots by key group. Default 128.
+    pub max_parallelism: i32,
+    /// Retained-bytes budget; an insert that would exceed it is an error.
+    pub state_budget: Option<usize>,
+}
+
+impl TopNOptions {
+    /// Top-`n` (`rn <= n`) without rank column, update-before on.
+    pub fn new(strategy: TopNStrategy, order: Vec<SortColumn>, n: u64) -> Self {
+        TopNOptions {
+            strategy,
+            order,
+            rank_start: 1,
+            rank_end: n,
+            output_rank_number: false,
+            generate_update_before: true,
+            max_parallelism: 128,
+            state_budget: None,
+        }
+    }
+}
+
+/// A streaming Top-N (see the module docs).
+pub struct TopN {
+    schema: SchemaRef,
+    output_schema: SchemaRef,
+    partition_columns: Vec<usize>,
+    key_plan: KeyPlan,
+    opts: TopNOptions,
+    fingerprint: u64,
+    sort_conv: RowConverter,
+    sort_rows: Rows,
+    parts: ByteKeyMap<Partition>,
+    block: KeyBlock,
+    codec: PayloadCodec,
+    arena: Bump,
+    acct: Accounting,
+    owned_key_probe: bool,
+}
+
+impl TopN {
+    /// A Top-N over batches of `schema`, partitioned by `partition_columns`
+    /// (empty: one global partition, as Flink keys a Top-N without
+    /// PARTITION BY by the empty row).
+    ///
+    /// # Errors
+    /// No ORDER BY column, a column out of range, a rank range that is empty
+    /// or starts below 1, `FastTop1` with a range other than 1..1, an
+    /// unsupported partition key or sort key type, bad max parallelism.
+    pub fn new(schema: SchemaRef, partition_columns: Vec<usize>, opts: TopNOptions) -> Result<Self> {
+        check_parallelism(opts.max_parallelism, 1)?;
+        if opts.order.is_empty() {
+            return Err(invalid_arg("Top-N needs at least one ORDER BY column"));
+        }
+        if opts.rank_start < 1 || opts.rank_end < opts.rank_start {
+            return Err(invalid_arg(format!(
+                "rank range [{}, {}] is empty or starts below 1",
+                opts.rank_start, opts.rank_end
+            )));
+        }
+        if opts.strategy == TopNStrategy::FastTop1 && (opts.rank_start, opts.rank_end) != (1, 1) {
+            return Err(invalid_arg("the FastTop1 strategy needs the rank range 1..1"));
+        }
+        let key_plan = KeyPlan::new(&schema, &partition_columns)?;
+        let mut fields = Vec::with_capacity(opts.order.len());
+        for s in &opts.order {
+            let f = schema
+                .fields()
+                .get(s.column)
+                .ok_or_else(|| invalid_arg(format!("ORDER BY column {} out of range", s.column)))?;
+            let options = SortOptions { descending: s.descending, nulls_first: s.nulls_first };
+            fields.push(SortField::new_with_options(f.data_type().clone(), options));
+        }
+        let sort_conv = RowConverter::new(fields).map_err(|_| {
+            let c = opts.order[0].column;
+            Error::UnsupportedType { column: c, data_type: schema.field(c).data_type().clone(), role: "a sort key" }
+        })?;
+        let sort_rows = sort_conv.empty_rows(0, 0);
+        let mut out_fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        if opts.output_rank_number {
+            out_fields.push(Field::new("rank_number", DataType::Int64, false));
+        }
+        let fingerprint = fnv1a(
+            format!(
+                "topn|{:?}|{partition_columns:?}|{:?}|{:?}|{}|{}|{}",
+                schema.fields(),
+                opts.strategy,
+                opts.order,
+                opts.rank_start,
+                opts.rank_end,
+                opts.output_rank_number
+            )
+            .as_bytes(),
+        );
+        Ok(TopN {
+            output_schema: Arc::new(Schema::new(out_fields)),
+            codec: PayloadCodec::new(schema.clone())?,
+            schema,
+            partition_columns,
+            key_plan,
+            acct: Accounting::new(opts.state_budget),
+            opts,
+            fingerprint,
+            sort_conv,
+            sort_rows,
+            parts: ByteKeyMap::default(),
+            block: KeyBlock::new(),
+            arena: Bump::new(),
+            owned_key_probe: false,
+        })
+    }
+
+    /// The schema of emitted batches: the input's, plus `rank_number`
+    /// (Int64, not null) when the options ask for it.
+    pub fn output_schema(&self) -> SchemaRef {
+        self.output_schema.clone()
+    }
+
+    /// The options.
+    pub fn options(&self) -> &TopNOptions {
+        &self.opts
+    }
+
+    /// Partitions in state.
+    pub fn num_partitions(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Rows in state over all partitions.
+    pub fn num_rows(&self) -> usize {
+        self.parts.values().map(|p| p.rows).sum()
+    }
+
+    /// Retained state bytes (keys, stored rows, per-entry overhead estimates).
+    pub fn size(&self) -> usize {
+        self.acct.bytes
+    }
+
+    /// Benchmark-only: copy every probe key (partition and sort key) into a
+    /// fresh `Vec<u8>` per row and emit deep copies of stored rows (the
+    /// owned-key, cloned-row behaviour the borrowed probes and `Arc` rows
+    /// replaced), so the benches can compare both in one run.
+    #[cfg(feature = "public_imp")]
+    pub fn set_owned_key_probe(&mut self, on: bool) {
+        self.owned_key_probe = on;
+    }
+
+    fn uses_row_number_algorithm(&self) -> bool {
+        self.opts.output_rank_number || self.opts.rank_start > 1
+    }
+
+    /// Processes one changelog batch and returns the emitted changelog.
+    ///
+    /// # Errors
+    /// Schema or length mismatch, a row kind the strategy refuses
+    /// ([`Error::UnexpectedRowKind`]), [`Error::StateBudgetExceeded`] (rows
+    /// before the failing one stay applied, their output is lost).
+    pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
+        check_schema(&self.schema, batch)?;
+        check_kinds_len(row_kinds, batch.num_rows())?;
+        let refused = |k: &RowKind| match self.opts.strategy {
+            TopNStrategy::AppendOnly => *k != RowKind::Insert,
+            TopNStrategy::FastTop1 => !matches!(k, RowKind::Insert | RowKind::UpdateAfter),
+            TopNStrategy::Retract => false,
+        };
+        if let Some(row) = row_kinds.iter().position(refused) {
+            return Err(Error::UnexpectedRowKind { row, kind: row_kinds[row].to_byte(), operator: "TopN" });
+        }
+        self.key_plan.fill(batch, &self.partition_columns, &mut self.block)?;
+        self.sort_rows.clear();
+        let sort_cols: Vec<ArrayRef> = self.opts.order.iter().map(|s| batch.column(s.column).clone()).collect();
+        self.sort_conv.append(&mut self.sort_rows, &sort_cols)?;
+        self.codec.encode(batch)?;
+        self.arena.reset();
+        let ranked_algo = self.uses_row_number_algorithm();
+        let Self { parts, block, codec, arena, acct, opts, sort_rows, owned_key_probe, .. } = self;
+        let mut emits = BumpVec::new_in(&*arena);
+        let mut out = Out {
+            emits: &mut emits,
+            start: opts.rank_start,
+            end: opts.rank_end,
+            update_before: opts.generate_update_before,
+            deep_copy: *owned_key_probe,
+        };
+        let (mut owned_key, mut owned_sort): (Vec<u8>, Vec<u8>);
+        for (i, &kind) in row_kinds.iter().enumerate() {
+            let (key, sort) = if *owned_key_probe {
+                owned_key = block.row(i).to_vec();
+                owned_sort = sort_rows.row(i).data().to_vec();
+                (&owned_key[..], &owned_sort[..])
+            } else {
+                (block.row(i), sort_rows.row(i).data())
+            };
+            let row = Row {
+                key,
+                sort,
+                payload: codec.row(i),
+                accumulate: matches!(kind, RowKind::Insert | RowKind::UpdateAfter),
+            };
+            apply(parts, acct, opts, ranked_algo, &row, &mut out)?;
+        }
+        let cols = codec.decode_stored(emits.iter().map(|e| &*e.row))?;
+        let kinds: Vec<RowKind> = emits.iter().map(|e| e.kind).collect();
+        let mut cols = cols;
+        if opts.output_rank_number {
+            cols.push(Arc::new(Int64Array::from_iter_values(emits.iter().map(|e| e.rank as i64))));
+        }
+        let n = kinds.len();
+        drop(emits);
+        let batch = RecordBatch::try_new_with_options(
+            self.output_schema.clone(),
+            cols,
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )?;
+        Ok((batch, kinds))
+    }
+}
+
+/// One input row, borrowed from the batch's blocks.
+struct Row<'a> {
+    key: &'a [u8],
+    sort: &'a [u8],
+    payload: &'a [u8],
+    accumulate: bool,
+}
+
+/// Applies one row to its partition and emits what the strategy's Flink
+/// function emits for it.
+fn apply(
+    parts: &mut ByteKeyMap<Partition>,
+    acct: &mut Accounting,
+    opts: &TopNOptions,
+    ranked_algo: bool,
+    row: &Row<'_>,
+    out: &mut Out<'_, '_>,
+) -> Result<()> {
+    let part = match parts.entry_ref(&KeyProbe(row.key)) {
+        EntryRef::Occupied(e) => e.into_mut(),
+        // A retraction for a partition without state changes nothing.
+        EntryRef::Vacant(_) if !row.accumulate => return Ok(()),
+        EntryRef::Vacant(v) => {
+            let add = row.key.len() + ENTRY_OVERHEAD;
+            acct.check(add + row_cost(row))?;
+            acct.charge(add);
+            v.insert_with_key(Box::from(row.key), Partition::default())
+        }
+    };
+    match opts.strategy {
+        TopNStrategy::AppendOnly => {
+            if !part.accepts(row.sort, opts.rank_end) {
+                return Ok(());
+            }
+            let new = store(part, acct, row)?;
+            let freed = if ranked_algo {
+                rank::emit_insert_ranked(part, row.sort, &new, out);
+                part.trim_past(opts.rank_end)
+            } else {
+                rank::emit_append_plain(part, &new, out)
+            };
+            acct.release(freed);
+        }
+        TopNStrategy::FastTop1 => match rank::top1_decide(part, row.sort) {
+            Top1::Ignored => {}
+            decision => {
+                acct.check(row_cost(row))?;
+                let new: rank::StoredRow = Arc::from(row.payload);
+                rank::emit_top1(part, &new, opts.output_rank_number, out);
+                if decision == Top1::Replaces {
+                    while let Some((_, freed)) = part.pop_last() {
+                        acct.release(freed);
+                    }
+                }
+                let add = part.push(row.sort, new) + row.payload.len() + ROW_OVERHEAD;
+                acct.charge(add);
+            }
+        },
+        TopNStrategy::Retract if row.accumulate => {
+            let new = store(part, acct, row)?;
+            if ranked_algo {
+                rank::emit_insert_ranked(part, row.sort, &new, out);
+            } else {
+                rank::emit_insert_plain(part, row.sort, &new, out);
+            }
+        }
+        TopNStrategy::Retract => {
+            let Some(idx) = part.find(row.sort, row.payload) else { return Ok(()) };
+            if ranked_algo {
+                rank::emit_retract_ranked(part, row.sort, idx, out);
+            } else {
+                rank::emit_retract_plain(part, row.sort, idx, out);
+            }
+            if let Some((_, freed)) = part.remove(row.sort, idx) {
+                acct.release(freed);
+            }
+            if part.rows == 0 {
+                if let Some((k, _)) = parts.remove_entry(row.key) {
+                    acct.release(k.len() + ENTRY_OVERHEAD);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The most a stored row can add to state (payload, a new bucket's key).
+fn row_cost(row: &Row<'_>) -> usize {
+    row.payload.len() + ROW_OVERHEAD + row.sort.len() + BUCKET_OVERHEAD
+}
+
+/// Copies the row into state (the one copy of an accepted row).
+fn store(part: &mut Partition, acct: &mut Accounting, row: &Row<'_>) -> Result<rank::StoredRow> {
+    acct.check(row_cost(row))?;
+    let new: rank::StoredRow = Arc::from(row.payload);
+    let add = part.push(row.sort, new.clone()) + row.payload.len() + ROW_OVERHEAD;
+    acct.charge(add);
+    Ok(new)
+}

@@ -1,0 +1,330 @@
+//! One partition's sorted rows and Flink's emission loops over them.
+//!
+//! A [`Partition`] is what Flink keeps per partition key: a sorted map from
+//! sort key to the rows of that sort key in arrival order (Flink's
+//! `TopNBuffer` for the append-only ranker, `sortedMap` + `dataState` for
+//! the retracting one). Here the sort key is its memcomparable arrow-row
+//! bytes, so the map orders by plain byte comparison, and a row is an
+//! `Arc<[u8]>` of its arrow-row payload bytes, so emitting a stored row
+//! (`-U` of a shifted rank, `-D` of a row leaving the top N) is a refcount
+//! bump.
+//!
+//! Each `emit_*` function follows one method of Flink's functions in
+//! `flink-table-runtime/.../operators/rank/` line by line (same loop bounds,
+//! same order of emitted rows), cited on the function.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use bumpalo::collections::Vec as BumpVec;
+
+use crate::row_kind::RowKind;
+
+/// A stored row: its arrow-row payload bytes, shared.
+pub(crate) type StoredRow = Arc<[u8]>;
+
+/// The rows of one partition key, sorted by sort key bytes; rows of one
+/// sort key keep their arrival order.
+#[derive(Default, Debug)]
+pub(crate) struct Partition {
+    pub(crate) buckets: BTreeMap<Box<[u8]>, Vec<StoredRow>>,
+    /// Rows over all buckets.
+    pub(crate) rows: usize,
+}
+
+impl Partition {
+    /// Rows in buckets strictly before `key`, counting no further than
+    /// `limit + 1` (callers only need to know whether it exceeds `limit`).
+    fn rows_before(&self, key: &[u8], limit: u64) -> u64 {
+        let mut n = 0u64;
+        for (_, rows) in self.buckets.range::<[u8], _>((Bound::Unbounded, Bound::Excluded(key))) {
+            n += rows.len() as u64;
+            if n > limit {
+                break;
+            }
+        }
+        n
+    }
+
+    /// The rows after position `skip` of `key`'s bucket, then every row of
+    /// the later buckets, in rank order.
+    fn rows_after<'a>(&'a self, key: &[u8], skip: usize) -> impl Iterator<Item = &'a StoredRow> + 'a {
+        let own = self.buckets.get(key).map_or(&[][..], |b| b.get(skip..).unwrap_or(&[]));
+        let later = self.buckets.range::<[u8], _>((Bound::Excluded(key), Bound::Unbounded)).flat_map(|(_, b)| b.iter());
+        own.iter().chain(later)
+    }
+
+    /// Flink's `TopNBuffer.checkSortKeyInBufferRange` for a buffer that
+    /// keeps at most the top `end` rows plus the ties of its last sort key:
+    /// a row enters when the buffer has room or its sort key sorts strictly
+    /// before the buffer's worst one.
+    pub(crate) fn accepts(&self, key: &[u8], end: u64) -> bool {
+        match self.buckets.last_key_value() {
+            None => true,
+            Some((worst, _)) => key < &**worst || (self.rows as u64) < end,
+        }
+    }
+
+    /// Appends `row` to its sort key's bucket (after the rows of equal sort
+    /// key). Returns the bytes newly retained (key and bucket when the sort
+    /// key is new).
+    pub(crate) fn push(&mut self, key: &[u8], row: StoredRow) -> usize {
+        self.rows += 1;
+        if let Some(b) = self.buckets.get_mut(key) {
+            b.push(row);
+            return 0;
+        }
+        self.buckets.insert(Box::from(key), vec![row]);
+        key.len() + super::BUCKET_OVERHEAD
+    }
+
+    /// Position of the first row of `key`'s bucket whose bytes equal `row`
+    /// (Flink's `RecordEqualiser`: every field equal).
+    pub(crate) fn find(&self, key: &[u8], row: &[u8]) -> Option<usize> {
+        self.buckets.get(key)?.iter().position(|r| **r == *row)
+    }
+
+    /// Removes row `idx` of `key`'s bucket (dropping an emptied bucket);
+    /// returns the removed row and the bytes released.
+    pub(crate) fn remove(&mut self, key: &[u8], idx: usize) -> Option<(StoredRow, usize)> {
+        let b = self.buckets.get_mut(key)?;
+        if idx >= b.len() {
+            return None;
+        }
+        let r = b.remove(idx);
+        self.rows -= 1;
+        let mut freed = r.len() + super::ROW_OVERHEAD;
+        if b.is_empty() {
+            self.buckets.remove(key);
+            freed += key.len() + super::BUCKET_OVERHEAD;
+        }
+        Some((r, freed))
+    }
+
+    /// Removes the very last row (Flink's `TopNBuffer.removeLast`).
+    pub(crate) fn pop_last(&mut self) -> Option<(StoredRow, usize)> {
+        let mut e = self.buckets.last_entry()?;
+        let r = e.get_mut().pop()?;
+        self.rows -= 1;
+        let mut freed = r.len() + super::ROW_OVERHEAD;
+        if e.get().is_empty() {
+            let (k, _) = e.remove_entry();
+            freed += k.len() + super::BUCKET_OVERHEAD;
+        }
+        Some((r, freed))
+    }
+
+    /// Drops whole trailing buckets that lie entirely past rank `end`
+    /// (what `AppendOnlyTopNFunction.processElementWithRowNumber` removes
+    /// after its loop; a bucket straddling rank `end` stays). Returns the
+    /// bytes released.
+    pub(crate) fn trim_past(&mut self, end: u64) -> usize {
+        let mut freed = 0;
+        while let Some(e) = self.buckets.last_entry() {
+            let len = e.get().len();
+            if ((self.rows - len) as u64) < end {
+                break;
+            }
+            let (k, rows) = e.remove_entry();
+            self.rows -= len;
+            freed +=
+                k.len() + super::BUCKET_OVERHEAD + rows.iter().map(|r| r.len() + super::ROW_OVERHEAD).sum::<usize>();
+        }
+        freed
+    }
+}
+
+/// One emitted row: which stored row, its kind, its rank (0 when the
+/// output has no rank column and the row is emitted without one).
+pub(crate) struct Emit {
+    pub(crate) row: StoredRow,
+    pub(crate) kind: RowKind,
+    pub(crate) rank: u64,
+}
+
+/// The rank range and output flags of `AbstractTopNFunction`, and the
+/// per-batch emission list (in the operator's bump arena).
+pub(crate) struct Out<'a, 'b> {
+    pub(crate) emits: &'a mut BumpVec<'b, Emit>,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) update_before: bool,
+    /// Benchmark-only: emit deep copies of stored rows (the owned-row
+    /// behaviour Arc sharing replaced).
+    pub(crate) deep_copy: bool,
+}
+
+impl Out<'_, '_> {
+    #[inline]
+    fn push(&mut self, row: &StoredRow, kind: RowKind, rank: u64) {
+        let row = if self.deep_copy { Arc::from(&**row) } else { row.clone() };
+        self.emits.push(Emit { row, kind, rank });
+    }
+
+    #[inline]
+    fn in_range(&self, rank: u64) -> bool {
+        rank >= self.start && rank <= self.end
+    }
+
+    /// `collectInsert(out, row, rank)` / `collectDelete` / `collectUpdateAfter`
+    /// / `collectUpdateBefore` with a rank: only inside the rank range, `-U`
+    /// only with update-before on.
+    #[inline]
+    fn ranked(&mut self, row: &StoredRow, kind: RowKind, rank: u64) {
+        if self.in_range(rank) && (kind != RowKind::UpdateBefore || self.update_before) {
+            self.push(row, kind, rank);
+        }
+    }
+
+    /// The same collectors without a rank (no range check).
+    #[inline]
+    fn plain(&mut self, row: &StoredRow, kind: RowKind) {
+        if kind != RowKind::UpdateBefore || self.update_before {
+            self.push(row, kind, 0);
+        }
+    }
+}
+
+/// After `new` was pushed into `key`'s bucket: the rank shifts it causes
+/// (`RetractableTopNFunction.emitRecordsWithRowNumber`,
+/// `AppendOnlyTopNFunction.processElementWithRowNumber`): for each rank from
+/// the new row's to `end`, `-U` the row that held it and `+U` the row that
+/// holds it now, then `+I` at the first rank that was empty.
+pub(crate) fn emit_insert_ranked(p: &Partition, key: &[u8], new: &StoredRow, out: &mut Out<'_, '_>) {
+    let own = p.buckets.get(key).map_or(0, Vec::len) as u64;
+    let mut rank = p.rows_before(key, out.end) + own;
+    if rank > out.end {
+        return;
+    }
+    let mut cur = new;
+    for prev in p.rows_after(key, own as usize) {
+        if rank > out.end {
+            break;
+        }
+        out.ranked(prev, RowKind::UpdateBefore, rank);
+        out.ranked(cur, RowKind::UpdateAfter, rank);
+        cur = prev;
+        rank += 1;
+    }
+    if rank <= out.end {
+        out.ranked(cur, RowKind::Insert, rank);
+    }
+}
+
+/// After `new` was pushed into `key`'s bucket, without rank numbers and
+/// without offset (`RetractableTopNFunction.emitRecordsWithoutRowNumber`):
+/// when the new row is in the top N, `-D` the row it pushed to rank N + 1,
+/// then `+I` the new row.
+pub(crate) fn emit_insert_plain(p: &Partition, key: &[u8], new: &StoredRow, out: &mut Out<'_, '_>) {
+    let own = p.buckets.get(key).map_or(0, Vec::len) as u64;
+    let rank = p.rows_before(key, out.end) + own;
+    if rank > out.end {
+        return;
+    }
+    if let Some(pushed) = p.rows_after(key, own as usize).nth((out.end - rank) as usize) {
+        out.plain(pushed, RowKind::Delete);
+    }
+    out.plain(new, RowKind::Insert);
+}
+
+/// Before row `idx` of `key`'s bucket is removed, with rank numbers
+/// (`RetractableTopNFunction.retractRecordWithRowNumber`): for each rank
+/// from the removed row's to `end`, `-U` the row that held it and `+U` the
+/// row that moves up into it, then `-D` at the last rank that is now empty.
+pub(crate) fn emit_retract_ranked(p: &Partition, key: &[u8], idx: usize, out: &mut Out<'_, '_>) {
+    let Some(removed) = p.buckets.get(key).and_then(|b| b.get(idx)) else { return };
+    let mut rank = p.rows_before(key, out.end) + idx as u64 + 1;
+    if rank > out.end {
+        return;
+    }
+    let mut prev = removed;
+    for cur in p.rows_after(key, idx + 1) {
+        if rank > out.end {
+            break;
+        }
+        out.ranked(prev, RowKind::UpdateBefore, rank);
+        out.ranked(cur, RowKind::UpdateAfter, rank);
+        prev = cur;
+        rank += 1;
+    }
+    if rank <= out.end {
+        out.ranked(prev, RowKind::Delete, rank);
+    }
+}
+
+/// Before row `idx` of `key`'s bucket is removed, without rank numbers and
+/// without offset (`RetractableTopNFunction.retractRecordWithoutRowNumber`):
+/// when the row is in the top N, `-D` it, then `+I` the row that moves up
+/// from rank N + 1 to N.
+pub(crate) fn emit_retract_plain(p: &Partition, key: &[u8], idx: usize, out: &mut Out<'_, '_>) {
+    let Some(removed) = p.buckets.get(key).and_then(|b| b.get(idx)) else { return };
+    let rank = p.rows_before(key, out.end) + idx as u64 + 1;
+    if rank > out.end {
+        return;
+    }
+    out.plain(removed, RowKind::Delete);
+    if let Some(up) = p.rows_after(key, idx + 1).nth((out.end - rank) as usize) {
+        out.plain(up, RowKind::Insert);
+    }
+}
+
+/// `AppendOnlyTopNFunction.processElementWithoutRowNumber`, after `new`
+/// was pushed: when the buffer holds more than N rows, its last row leaves
+/// (`-D`, unless it is the new row itself), then `+I` the new row.
+pub(crate) fn emit_append_plain(p: &mut Partition, new: &StoredRow, out: &mut Out<'_, '_>) -> usize {
+    let mut freed = 0;
+    if p.rows as u64 > out.end {
+        if let Some((last, f)) = p.pop_last() {
+            freed = f;
+            if Arc::ptr_eq(&last, new) {
+                return freed;
+            }
+            out.plain(&last, RowKind::Delete);
+        }
+    }
+    out.plain(new, RowKind::Insert);
+    freed
+}
+
+/// `FastTop1Function.processElement`, the decision: the first row of a
+/// partition is stored, a row whose sort key sorts strictly before the kept
+/// one replaces it, any other row changes nothing (and allocates nothing).
+pub(crate) fn top1_decide(p: &Partition, key: &[u8]) -> Top1 {
+    match p.buckets.first_key_value() {
+        None => Top1::First,
+        Some((kept, _)) if key < &**kept => Top1::Replaces,
+        Some(_) => Top1::Ignored,
+    }
+}
+
+/// `FastTop1Function.processElement`, the emission (before the state
+/// changes): `+I` for a partition's first row, `-U` kept / `+U` new for a
+/// replacing one; rank 1 when the output has the rank column.
+pub(crate) fn emit_top1(p: &Partition, new: &StoredRow, ranked: bool, out: &mut Out<'_, '_>) {
+    let emit = |out: &mut Out<'_, '_>, row: &StoredRow, kind| {
+        if ranked {
+            out.ranked(row, kind, 1);
+        } else {
+            out.plain(row, kind);
+        }
+    };
+    match p.buckets.first_key_value().and_then(|(_, b)| b.first()) {
+        None => emit(out, new, RowKind::Insert),
+        Some(old) => {
+            emit(out, old, RowKind::UpdateBefore);
+            emit(out, new, RowKind::UpdateAfter);
+        }
+    }
+}
+
+/// What [`top1_decide`] decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Top1 {
+    /// The partition's first row: store it.
+    First,
+    /// A better row: replace the kept one.
+    Replaces,
+    /// Not better: nothing changes.
+    Ignored,
+}
