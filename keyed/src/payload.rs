@@ -91,6 +91,13 @@ impl PayloadCodec {
         Ok((batch, std::mem::take(&mut self.kinds)))
     }
 
+    /// Decodes `rows` (bytes of rows this codec encoded, from a batch or
+    /// from state) into the columns of the schema, in one `convert_rows` call.
+    pub(crate) fn decode<'b>(&self, rows: impl IntoIterator<Item = &'b [u8]>) -> Result<Vec<ArrayRef>> {
+        let parser = &self.parser;
+        Ok(self.converter.convert_rows(rows.into_iter().map(|b| parser.parse(b)))?)
+    }
+
     /// Checks that restored bytes decode as one row of this schema.
     ///
     /// The snapshot checksum already rejects accidental corruption; this

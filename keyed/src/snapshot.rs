@@ -34,6 +34,8 @@ pub(crate) enum OpTag {
     GroupAgg = 1,
     Normalize = 2,
     Dedup = 3,
+    /// The updating join (`StreamingJoin`); 8 leaves room for other operators' tags.
+    Join = 8,
 }
 
 impl OpTag {
@@ -43,6 +45,7 @@ impl OpTag {
             OpTag::GroupAgg => "GroupAggregate",
             OpTag::Normalize => "ChangelogNormalize",
             OpTag::Dedup => "Deduplicate",
+            OpTag::Join => "StreamingJoin",
         }
     }
 }
@@ -325,7 +328,7 @@ fn read_sections(
     let mut r = Reader::new(body, 6);
     let t = r.u8("operator tag")?;
     if t != tag as u8 {
-        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup]
+        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::Join]
             .into_iter()
             .find(|k| *k as u8 == t)
             .map_or("an unknown operator", OpTag::name);
