@@ -55,6 +55,44 @@ fn with_flink_type(field: &Field) -> Result<Field> {
     Ok(field.clone().with_metadata(md))
 }
 
+/// The output schema of an operator emitting `raw_out` (every field with its
+/// `flink.type`) and the same as one struct field (`row`, `ROW<...> NOT
+/// NULL`), the shape the C ABI exports batches in.
+pub(crate) fn output_parts(raw_out: &Schema) -> Result<(SchemaRef, Field)> {
+    let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
+    let output_schema = Arc::new(Schema::new(fields.clone()));
+    let row = Field::new("row", DataType::Struct(fields), false);
+    let row_type = FlinkType::from_arrow_field(&row)?;
+    Ok((output_schema, row.with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]))))
+}
+
+/// `[first, last]` checked against max parallelism `m`.
+pub(crate) fn checked_range(m: i32, first: i32, last: i32) -> Result<KeyGroupRange> {
+    if first < 0 || first > last || last >= m {
+        return Err(Error::invalid(format!(
+            "key group range [{first}, {last}] is not inside [0, {}] (max_parallelism {m}) or is empty",
+            m - 1
+        )));
+    }
+    Ok(KeyGroupRange::new(first, last))
+}
+
+/// Spreads sparse `(key group, blob)` pairs over one slot per key group of
+/// `range` (empty blobs for key groups without state).
+pub(crate) fn dense_blobs(range: KeyGroupRange, sparse: Vec<(i32, Vec<u8>)>) -> Result<Vec<Vec<u8>>> {
+    if range.start > range.end || range.start < 0 {
+        return Err(Error::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
+    }
+    let n = (range.end - range.start) as usize + 1;
+    let mut out: Vec<Vec<u8>> = vec![Vec::new(); n];
+    for (kg, blob) in sparse {
+        if let Some(slot) = usize::try_from(kg - range.start).ok().and_then(|i| out.get_mut(i)) {
+            *slot = blob;
+        }
+    }
+    Ok(out)
+}
+
 impl KeyedOperator {
     /// Parses `spec` against `input_schema` and builds the operator.
     ///
@@ -110,11 +148,7 @@ impl KeyedOperator {
             Operator::GroupAgg(g) => g.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
-        let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
-        let output_schema = Arc::new(Schema::new(fields.clone()));
-        let row = Field::new("row", DataType::Struct(fields), false);
-        let row_type = FlinkType::from_arrow_field(&row)?;
-        let output_field = row.with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]));
+        let (output_schema, output_field) = output_parts(&raw_out)?;
         Ok(KeyedOperator { operator, spec, input_schema, output_schema, output_field, watermark: None })
     }
 
@@ -256,14 +290,7 @@ impl KeyedOperator {
     /// # Errors
     /// [`Error::Invalid`] unless `0 <= first <= last < max_parallelism`.
     pub fn key_group_range(&self, first: i32, last: i32) -> Result<KeyGroupRange> {
-        let m = self.spec.max_parallelism;
-        if first < 0 || first > last || last >= m {
-            return Err(Error::invalid(format!(
-                "key group range [{first}, {last}] is not inside [0, {}] (max_parallelism {m}) or is empty",
-                m - 1
-            )));
-        }
-        Ok(KeyGroupRange::new(first, last))
+        checked_range(self.spec.max_parallelism, first, last)
     }
 
     /// Serialises the state whose key group is in `range` into one blob.
@@ -288,21 +315,14 @@ impl KeyedOperator {
     /// An empty range (`start > end`).
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<Vec<u8>>> {
         if range.start > range.end || range.start < 0 {
-            return Err(Error::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
+            return dense_blobs(range, Vec::new());
         }
         let sparse = match &self.operator {
             Operator::GroupAgg(o) => o.snapshot_key_groups(range)?,
             Operator::Normalize(o) => o.snapshot_key_groups(range)?,
             Operator::Dedup(o) => o.snapshot_key_groups(range)?,
         };
-        let n = (range.end - range.start) as usize + 1;
-        let mut out: Vec<Vec<u8>> = vec![Vec::new(); n];
-        for (kg, blob) in sparse {
-            if let Some(slot) = usize::try_from(kg - range.start).ok().and_then(|i| out.get_mut(i)) {
-                *slot = blob;
-            }
-        }
-        Ok(out)
+        dense_blobs(range, sparse)
     }
 
     /// Adds the state of every blob (from [`Self::snapshot`] or

@@ -95,7 +95,7 @@ pub enum SpecKind {
     },
 }
 
-fn spec_err(message: impl Into<String>) -> Error {
+pub(crate) fn spec_err(message: impl Into<String>) -> Error {
     Error::Spec(message.into())
 }
 
@@ -182,7 +182,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
 }
 
-fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool> {
+pub(crate) fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool> {
     match v {
         None => Ok(default),
         Some("true") => Ok(true),
@@ -198,7 +198,7 @@ fn call(s: &str) -> Option<(&str, &str)> {
     Some((name, arg))
 }
 
-fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
+pub(crate) fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
     let n = schema.fields().len();
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return s
@@ -210,7 +210,7 @@ fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
     schema.index_of(s).map_err(|_| spec_err(format!("{what}: no field named `{s}` (and not a column index)")))
 }
 
-fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>> {
+pub(crate) fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>> {
     if s.is_empty() {
         return Err(spec_err(format!("{what}= is empty")));
     }
