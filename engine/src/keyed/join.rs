@@ -31,13 +31,13 @@
 //!
 //! Example: `join type=left left_keys=1 right_keys=0 right_unique=0`.
 
-use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::{Field, Schema, SchemaRef};
 use sluice_keyed::row_kind::row_kinds_from_bytes;
 use sluice_keyed::{CmpOp, CondTerm, JoinLine, JoinOptions, JoinSide, JoinType, KeyGroupRange, RowKind, StreamingJoin};
 
 use crate::error::{Error, Result};
-use crate::keyed::operator::{checked_range, dense_blobs, output_parts};
+use crate::keyed::operator::{check_no_null_rows, checked_range, dense_blobs, output_parts, relabel};
 use crate::keyed::spec::{boolean, column, columns, spec_err};
 
 /// Flink's `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM`.
@@ -243,13 +243,7 @@ impl JoinOperator {
     ) -> Result<(RecordBatch, Vec<RowKind>)> {
         let (out, kinds) =
             if left { self.join.process_left(batch, row_kinds)? } else { self.join.process_right(batch, row_kinds)? };
-        let n = out.num_rows();
-        let out = RecordBatch::try_new_with_options(
-            self.output_schema.clone(),
-            out.columns().to_vec(),
-            &RecordBatchOptions::new().with_row_count(Some(n)),
-        )?;
-        Ok((out, kinds))
+        Ok((relabel(&self.output_schema, &out)?, kinds))
     }
 
     /// [`Self::push`] of the left input.
@@ -279,12 +273,7 @@ impl JoinOperator {
         batch: &StructArray,
         row_kinds: Option<&[u8]>,
     ) -> Result<(RecordBatch, Vec<RowKind>)> {
-        if batch.null_count() > 0 {
-            return Err(Error::invalid(format!(
-                "batch has {} NULL rows; a Flink row cannot be NULL",
-                batch.null_count()
-            )));
-        }
+        check_no_null_rows(batch)?;
         let kinds = match row_kinds {
             Some(b) => row_kinds_from_bytes(b)?,
             None => vec![RowKind::Insert; batch.len()],

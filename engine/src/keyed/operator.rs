@@ -66,6 +66,25 @@ pub(crate) fn output_parts(raw_out: &Schema) -> Result<(SchemaRef, Field)> {
     Ok((output_schema, row.with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]))))
 }
 
+/// `out` under `schema` (the same columns; names and `flink.type` metadata
+/// from the operator's output schema).
+pub(crate) fn relabel(schema: &SchemaRef, out: &RecordBatch) -> Result<RecordBatch> {
+    let n = out.num_rows();
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        out.columns().to_vec(),
+        &RecordBatchOptions::new().with_row_count(Some(n)),
+    )?)
+}
+
+/// A struct batch from a foreign caller holds no NULL rows (a Flink row is never NULL).
+pub(crate) fn check_no_null_rows(batch: &StructArray) -> Result<()> {
+    if batch.null_count() > 0 {
+        return Err(Error::invalid(format!("batch has {} NULL rows; a Flink row cannot be NULL", batch.null_count())));
+    }
+    Ok(())
+}
+
 /// `[first, last]` checked against max parallelism `m`.
 pub(crate) fn checked_range(m: i32, first: i32, last: i32) -> Result<KeyGroupRange> {
     if first < 0 || first > last || last >= m {
@@ -220,13 +239,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.process(batch, row_kinds)?,
             Operator::Dedup(o) => o.process(batch, row_kinds)?,
         };
-        let n = out.num_rows();
-        let out = RecordBatch::try_new_with_options(
-            self.output_schema.clone(),
-            out.columns().to_vec(),
-            &RecordBatchOptions::new().with_row_count(Some(n)),
-        )?;
-        Ok((out, kinds))
+        Ok((relabel(&self.output_schema, &out)?, kinds))
     }
 
     /// [`Self::push`] with Flink `RowKind` bytes (`+I` 0, `-U` 1, `+U` 2,
@@ -253,12 +266,7 @@ impl KeyedOperator {
         batch: &StructArray,
         row_kinds: Option<&[u8]>,
     ) -> Result<(RecordBatch, Vec<RowKind>)> {
-        if batch.null_count() > 0 {
-            return Err(Error::invalid(format!(
-                "batch has {} NULL rows; a Flink row cannot be NULL",
-                batch.null_count()
-            )));
-        }
+        check_no_null_rows(batch)?;
         self.push_bytes(&RecordBatch::from(batch.clone()), row_kinds)
     }
 

@@ -20,7 +20,7 @@ use sluice_engine::keyed::JoinOperator;
 use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::capi::buffer::sluice_buffer;
 use crate::capi::error::{FfiError, FfiResult};
-use crate::capi::keyed_operator::{write_blobs, write_output};
+use crate::capi::keyed_operator::{blob_arg, write_blobs, write_output};
 use crate::capi::rows::require_struct;
 
 /// The left input of a join (`side` of [`sluice_join_push`]).
@@ -220,12 +220,10 @@ pub unsafe extern "C" fn sluice_join_restore(
     ffi_boundary!("sluice_join_restore", unsafe {
         let op = handle(h)?;
         let range = op.key_group_range(first_key_group, last_key_group)?;
-        let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
-        if n == 0 {
-            return Ok(());
+        match blob_arg(bytes, len)? {
+            Some(blob) => Ok(op.restore(&[blob], range)?),
+            None => Ok(()),
         }
-        check_not_null!(bytes, "bytes");
-        Ok(op.restore(&[slice::from_raw_parts(bytes, n)], range)?)
     })
 }
 

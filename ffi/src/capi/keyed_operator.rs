@@ -242,6 +242,21 @@ pub unsafe extern "C" fn sluice_keyed_snapshot_key_groups(
     })
 }
 
+/// The snapshot blob `bytes[..len]` of a restore call; `None` for `len == 0`
+/// (an empty key group).
+///
+/// # Safety
+/// `bytes` is NULL or valid for reads of `len` bytes.
+pub(crate) unsafe fn blob_arg<'a>(bytes: *const u8, len: i64) -> FfiResult<Option<&'a [u8]>> {
+    let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
+    if n == 0 {
+        return Ok(None);
+    }
+    check_not_null!(bytes, "bytes");
+    // SAFETY: non-NULL and valid for `n` bytes per the contract.
+    Ok(Some(unsafe { slice::from_raw_parts(bytes, n) }))
+}
+
 /// Writes per-key-group `blobs` as one data buffer and `blobs.len() + 1`
 /// `int64_t` offsets.
 ///
@@ -300,12 +315,10 @@ pub unsafe extern "C" fn sluice_keyed_restore(
     ffi_boundary!("sluice_keyed_restore", unsafe {
         let op = handle(h)?;
         let range = op.key_group_range(first_key_group, last_key_group)?;
-        let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
-        if n == 0 {
-            return Ok(());
+        match blob_arg(bytes, len)? {
+            Some(blob) => Ok(op.restore(&[blob], range)?),
+            None => Ok(()),
         }
-        check_not_null!(bytes, "bytes");
-        Ok(op.restore(&[slice::from_raw_parts(bytes, n)], range)?)
     })
 }
 
