@@ -101,6 +101,7 @@ impl StreamingJoin {
             Ok(())
         })?;
         let mut add = 0;
+        let mut seen: hashbrown::HashSet<(u8, Box<[u8]>)> = hashbrown::HashSet::with_capacity(staged.len());
         for (side, key, bucket) in &mut staged {
             let st = if *side == 0 { &self.left_state } else { &self.right_state };
             if !bucket.reindex(st.kind, &st.hasher) {
@@ -109,14 +110,15 @@ impl StreamingJoin {
             if st.map.contains_key(&**key) {
                 return Err(invalid_arg("restore: a restored join key is already in state"));
             }
+            if !seen.insert((*side, key.clone())) {
+                return Err(invalid_arg("restore: a join key appears twice in the snapshot"));
+            }
             add += SideState::bucket_bytes(key, bucket);
         }
         self.acct.check(add)?;
         for (side, key, bucket) in staged {
             let st = if side == 0 { &mut self.left_state } else { &mut self.right_state };
-            if st.map.insert(key, bucket).is_some() {
-                return Err(invalid_arg("restore: a join key appears twice in the snapshot"));
-            }
+            st.map.insert(key, bucket);
         }
         self.acct.charge(add);
         Ok(())
