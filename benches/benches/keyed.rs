@@ -12,22 +12,23 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array};
 use arrow_select::take::take;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
-use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use sluice_kernels::alloc_count::CountingAlloc;
 use sluice_keyed::{
     hash_binary_row, AggSpec, ChannelAssigner, DedupOptions, DedupOrder, Deduplicate, FlinkKeyEncoder, GroupAggOptions,
     GroupAggregate, Keep, KeyEncoder, KeyedExchange, RowKind,
 };
 
+mod pairing;
+use pairing::{paired, report, ROWS};
+
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
 
-const ROWS: usize = 4096;
 const KEYS: [usize; 3] = [1, 128, 4096];
 const MAX_P: i32 = 128;
 const P: i32 = 8;
@@ -39,38 +40,6 @@ fn batch(distinct: usize) -> RecordBatch {
     let s: ArrayRef = Arc::new(StringArray::from((0..ROWS).map(|i| format!("payload string {i}")).collect::<Vec<_>>()));
     let t: ArrayRef = Arc::new(Int64Array::from(vec![1000i64; ROWS]));
     RecordBatch::try_from_iter([("k", k), ("v", v), ("x", x), ("s", s), ("t", t)]).unwrap()
-}
-
-fn report(name: &str, distinct: usize, mut f: impl FnMut()) {
-    f();
-    f();
-    let (a, _) = count_allocs(&mut f);
-    eprintln!("allocs/row {name:<32} keys={distinct:<5} {:.3}", a as f64 / ROWS as f64);
-}
-
-/// Interleaves `borrowed` and `owned` runs and prints each one's minimum
-/// and median time and the owned/borrowed ratios.
-fn paired(name: &str, distinct: usize, mut borrowed: impl FnMut(), mut owned: impl FnMut()) {
-    const RUNS: usize = 301;
-    let (mut tb, mut to) = (Vec::with_capacity(RUNS), Vec::with_capacity(RUNS));
-    let time = |f: &mut dyn FnMut()| {
-        let t = Instant::now();
-        f();
-        t.elapsed()
-    };
-    for _ in 0..RUNS {
-        tb.push(time(&mut borrowed));
-        to.push(time(&mut owned));
-    }
-    tb.sort_unstable();
-    to.sort_unstable();
-    let (bmin, bmed, omin, omed) = (tb[0], tb[RUNS / 2], to[0], to[RUNS / 2]);
-    let r = |o: Duration, b: Duration| o.as_secs_f64() / b.as_secs_f64();
-    eprintln!(
-        "paired {name:<40} keys={distinct:<5} borrowed min {bmin:>9.1?} med {bmed:>9.1?} | owned min {omin:>9.1?} med {omed:>9.1?} | owned/borrowed min {:.2}x med {:.2}x",
-        r(omin, bmin),
-        r(omed, bmed)
-    );
 }
 
 /// The owned-key exchange: same encoder, hash and split, but every row's

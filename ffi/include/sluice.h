@@ -101,6 +101,16 @@ struct ArrowArray {
 
 
 /*
+ The left input of a join (`side` of [`sluice_join_push`]).
+ */
+#define SLUICE_JOIN_LEFT 0
+
+/*
+ The right input of a join.
+ */
+#define SLUICE_JOIN_RIGHT 1
+
+/*
  Status of every `sluice_*` call. `SLUICE_OK` is 0; every other value is
  an error whose message [`sluice_last_error`] returns.
 
@@ -179,6 +189,12 @@ typedef enum sluice_status sluice_status;
 typedef int32_t sluice_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/*
+ An updating join with the state of both inputs. Opaque: create with
+ [`sluice_join_create`], release with [`sluice_join_free`].
+ */
+struct sluice_join;
 
 /*
  A keyed operator (GROUP BY aggregate, changelog normalize or
@@ -332,6 +348,107 @@ int32_t sluice_utf16_to_utf8(const uint16_t *units,
  `sluice_version`). Never NULL.
  */
 const char *sluice_last_error(void);
+
+/*
+ Creates a join from `spec` over batches of `left_schema` and
+ `right_schema` (borrowed struct schemas, as for `sluice_keyed_create`).
+
+ `spec` (NUL-terminated UTF-8), e.g. `"join type=left left_keys=1
+ right_keys=0 right_unique=0"`; the grammar is in ffi/README.md (Joins).
+ On success `*out` receives the handle; on error it is not written.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_join_create(const char *spec,
+                           const struct ArrowSchema *left_schema,
+                           const struct ArrowSchema *right_schema,
+                           struct sluice_join **out);
+
+/*
+ Frees a handle and its state. NULL is a no-op.
+
+ # Safety
+ `h` is NULL or a handle from `sluice_join_create` not yet freed; it is
+ invalid afterwards.
+ */
+void sluice_join_free(struct sluice_join *h);
+
+/*
+ Pushes one changelog batch of input `side` ([`SLUICE_JOIN_LEFT`] or
+ [`SLUICE_JOIN_RIGHT`]) through the join.
+
+ Arguments and outputs as `sluice_keyed_push`: `batch` (moved in) is a
+ struct array of the side's schema, `row_kinds` NULL (all `+I`) or one
+ Flink RowKind byte per row; `out` / `out_schema` receive the joined rows
+ (left fields then right fields) and `out_row_kinds` their RowKind bytes.
+ On error nothing is written; after an error in the middle of a batch the
+ rows before the failing one stay applied.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_join_push(struct sluice_join *h,
+                         int32_t side,
+                         struct ArrowArray *batch,
+                         const struct ArrowSchema *schema,
+                         const int8_t *row_kinds,
+                         struct ArrowArray *out,
+                         struct ArrowSchema *out_schema,
+                         struct sluice_buffer *out_row_kinds);
+
+/*
+ Serialises both inputs' state of key groups
+ `first_key_group..=last_key_group` (of the join key) into `out`.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_join_snapshot(struct sluice_join *h,
+                             int32_t first_key_group,
+                             int32_t last_key_group,
+                             struct sluice_buffer *out);
+
+/*
+ One blob per key group, laid out as `sluice_keyed_snapshot_key_groups`.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_join_snapshot_key_groups(struct sluice_join *h,
+                                        int32_t first_key_group,
+                                        int32_t last_key_group,
+                                        struct sluice_buffer *out_data,
+                                        struct sluice_buffer *out_offsets);
+
+/*
+ Adds the state in `bytes` (a blob of [`sluice_join_snapshot`] or
+ [`sluice_join_snapshot_key_groups`] of a join with the same spec and
+ schemas) whose key group is in the range; `len == 0` is a no-op. All or
+ nothing: `SLUICE_ERR_CORRUPT_SNAPSHOT` and `SLUICE_ERR_STATE_BUDGET` leave
+ the state unchanged.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_join_restore(struct sluice_join *h,
+                            const uint8_t *bytes,
+                            int64_t len,
+                            int32_t first_key_group,
+                            int32_t last_key_group);
+
+/*
+ Writes the join's retained state bytes to `*out_bytes` and its join
+ keys in the left and right state to `*out_left_keys` / `*out_right_keys`
+ (each may be NULL).
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_join_state_size(struct sluice_join *h,
+                               int64_t *out_bytes,
+                               int64_t *out_left_keys,
+                               int64_t *out_right_keys);
 
 /*
  Key group and target channel of each row of `batch`, as Flink's

@@ -6,6 +6,8 @@
 //! * [`GroupAggregate`]: GROUP BY over a changelog (`GroupAggFunction`).
 //! * [`ChangelogNormalize`]: upsert stream → full changelog
 //!   (`ProcTimeDeduplicateKeepLastRowFunction` on a changelog).
+//! * [`StreamingJoin`]: the updating INNER / LEFT / RIGHT / FULL join of two
+//!   changelogs (`StreamingJoinOperator`).
 //! * [`Deduplicate`]: ROW_NUMBER() = 1 keep-first / keep-last, by
 //!   arrival order or by an event-time column (`ProcTimeDeduplicate*`,
 //!   `RowTimeDeduplicateFunction`).
@@ -34,6 +36,7 @@ pub mod error;
 pub mod exchange;
 pub mod flink_hash;
 pub mod group_agg;
+pub mod join;
 pub mod key_encoder;
 mod keyed_rows;
 pub mod normalize;
@@ -52,6 +55,7 @@ pub use flink_hash::{
     murmur_hash, operator_index_for_key_group, ChannelAssigner, KeyGroupRange,
 };
 pub use group_agg::{GroupAggOptions, GroupAggregate};
+pub use join::{CmpOp, CondTerm, JoinLine, JoinOptions, JoinSide, JoinType, StreamingJoin, ViewKind};
 pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder, TransposeKeyEncoder};
 pub use normalize::{ChangelogNormalize, NormalizeOptions};
 pub use row_kind::RowKind;

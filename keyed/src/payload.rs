@@ -91,10 +91,24 @@ impl PayloadCodec {
         Ok((batch, std::mem::take(&mut self.kinds)))
     }
 
-    /// Decodes stored rows (arrow-row bytes written by this codec) into the
-    /// columns of the schema, in one `convert_rows` call.
-    pub(crate) fn decode_stored<'a>(&self, rows: impl Iterator<Item = &'a [u8]>) -> Result<Vec<ArrayRef>> {
-        Ok(self.converter.convert_rows(rows.map(|b| self.parser.parse(b)))?)
+    /// Decodes `rows` (bytes of rows this codec encoded, from a batch or
+    /// from state) into the columns of the schema, in one `convert_rows` call.
+    ///
+    /// Rows restored from a damaged snapshot can pass [`Self::validate`] and
+    /// still fail to decode next to others (arrow-row panics rather than
+    /// errors on foreign bytes), so the decode runs under `catch_unwind` and
+    /// a panic becomes an error instead of crossing into the caller.
+    pub(crate) fn decode<'b>(&self, rows: impl IntoIterator<Item = &'b [u8]>) -> Result<Vec<ArrayRef>> {
+        let parser = &self.parser;
+        let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.converter.convert_rows(rows.into_iter().map(|b| parser.parse(b)))
+        }));
+        match decoded {
+            Ok(r) => Ok(r?),
+            Err(_) => Err(Error::InvalidArgument(
+                "a stored row does not decode with this schema (state restored from a damaged snapshot?)".into(),
+            )),
+        }
     }
 
     /// Checks that restored bytes decode as one row of this schema.

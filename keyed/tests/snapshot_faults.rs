@@ -198,7 +198,7 @@ fn a_snapshot_of_another_operator_or_configuration_is_refused() {
                 continue;
             }
             let mut target = make();
-            target.push(&keys("own ", 5));
+            push(&mut *target, &keys("own ", 5));
             refused(&mut *target, &blob, name, &format!("operator {i}'s snapshot into operator {j}"));
         }
     }

@@ -7,6 +7,8 @@
 //! * [`KeyedOperator`]: create from (input schema, spec), push changelog
 //!   batches, advance the watermark, snapshot by Flink key group (one blob,
 //!   or one blob per key group in one pass), restore, drop.
+//! * [`JoinOperator`]: the two-input updating join (`join type=inner
+//!   left_keys=0 right_keys=0`, grammar in [`join`]), pushed per side.
 //! * [`KeyedRowOperator`]: the same operator between an entry transpose
 //!   (Flink `BinaryRowData` rows in heap segments to an Arrow batch plus
 //!   RowKinds) and an exit transpose (the emitted changelog back to rows):
@@ -17,13 +19,17 @@
 //! so the blobs of a key-group range are what a Flink task of that range
 //! owns.
 
+pub mod join;
 pub mod operator;
 pub mod rows;
 pub mod spec;
 
+pub use join::{parse_join, JoinOperator};
 pub use operator::{KeyedOperator, Operator};
 pub use rows::KeyedRowOperator;
 pub use spec::{OperatorSpec, SpecKind};
 
+#[cfg(test)]
+mod join_tests;
 #[cfg(test)]
 mod tests;

@@ -71,6 +71,63 @@ fn with_flink_type(field: &Field) -> Result<Field> {
     Ok(field.clone().with_metadata(md))
 }
 
+/// The output schema of an operator emitting `raw_out` (every field with its
+/// `flink.type`) and the same as one struct field (`row`, `ROW<...> NOT
+/// NULL`), the shape the C ABI exports batches in.
+pub(crate) fn output_parts(raw_out: &Schema) -> Result<(SchemaRef, Field)> {
+    let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
+    let output_schema = Arc::new(Schema::new(fields.clone()));
+    let row = Field::new("row", DataType::Struct(fields), false);
+    let row_type = FlinkType::from_arrow_field(&row)?;
+    Ok((output_schema, row.with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]))))
+}
+
+/// `out` under `schema` (the same columns; names and `flink.type` metadata
+/// from the operator's output schema).
+pub(crate) fn relabel(schema: &SchemaRef, out: &RecordBatch) -> Result<RecordBatch> {
+    let n = out.num_rows();
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        out.columns().to_vec(),
+        &RecordBatchOptions::new().with_row_count(Some(n)),
+    )?)
+}
+
+/// A struct batch from a foreign caller holds no NULL rows (a Flink row is never NULL).
+pub(crate) fn check_no_null_rows(batch: &StructArray) -> Result<()> {
+    if batch.null_count() > 0 {
+        return Err(Error::invalid(format!("batch has {} NULL rows; a Flink row cannot be NULL", batch.null_count())));
+    }
+    Ok(())
+}
+
+/// `[first, last]` checked against max parallelism `m`.
+pub(crate) fn checked_range(m: i32, first: i32, last: i32) -> Result<KeyGroupRange> {
+    if first < 0 || first > last || last >= m {
+        return Err(Error::invalid(format!(
+            "key group range [{first}, {last}] is not inside [0, {}] (max_parallelism {m}) or is empty",
+            m - 1
+        )));
+    }
+    Ok(KeyGroupRange::new(first, last))
+}
+
+/// Spreads sparse `(key group, blob)` pairs over one slot per key group of
+/// `range` (empty blobs for key groups without state).
+pub(crate) fn dense_blobs(range: KeyGroupRange, sparse: Vec<(i32, Vec<u8>)>) -> Result<Vec<Vec<u8>>> {
+    if range.start > range.end || range.start < 0 {
+        return Err(Error::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
+    }
+    let n = (range.end - range.start) as usize + 1;
+    let mut out: Vec<Vec<u8>> = vec![Vec::new(); n];
+    for (kg, blob) in sparse {
+        if let Some(slot) = usize::try_from(kg - range.start).ok().and_then(|i| out.get_mut(i)) {
+            *slot = blob;
+        }
+    }
+    Ok(out)
+}
+
 impl KeyedOperator {
     /// Parses `spec` against `input_schema` and builds the operator.
     ///
@@ -128,11 +185,7 @@ impl KeyedOperator {
             Operator::TopN(t) => t.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
-        let fields: Fields = raw_out.fields().iter().map(|f| with_flink_type(f)).collect::<Result<Vec<_>>>()?.into();
-        let output_schema = Arc::new(Schema::new(fields.clone()));
-        let row = Field::new("row", DataType::Struct(fields), false);
-        let row_type = FlinkType::from_arrow_field(&row)?;
-        let output_field = row.with_metadata(HashMap::from([(FLINK_TYPE.to_string(), row_type.to_string())]));
+        let (output_schema, output_field) = output_parts(&raw_out)?;
         Ok(KeyedOperator { operator, spec, input_schema, output_schema, output_field, watermark: None })
     }
 
@@ -208,13 +261,7 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.process(batch, row_kinds)?,
             Operator::TopN(o) => o.process(batch, row_kinds)?,
         };
-        let n = out.num_rows();
-        let out = RecordBatch::try_new_with_options(
-            self.output_schema.clone(),
-            out.columns().to_vec(),
-            &RecordBatchOptions::new().with_row_count(Some(n)),
-        )?;
-        Ok((out, kinds))
+        Ok((relabel(&self.output_schema, &out)?, kinds))
     }
 
     /// [`Self::push`] with Flink `RowKind` bytes (`+I` 0, `-U` 1, `+U` 2,
@@ -241,12 +288,7 @@ impl KeyedOperator {
         batch: &StructArray,
         row_kinds: Option<&[u8]>,
     ) -> Result<(RecordBatch, Vec<RowKind>)> {
-        if batch.null_count() > 0 {
-            return Err(Error::invalid(format!(
-                "batch has {} NULL rows; a Flink row cannot be NULL",
-                batch.null_count()
-            )));
-        }
+        check_no_null_rows(batch)?;
         self.push_bytes(&RecordBatch::from(batch.clone()), row_kinds)
     }
 
@@ -279,14 +321,7 @@ impl KeyedOperator {
     /// # Errors
     /// [`Error::Invalid`] unless `0 <= first <= last < max_parallelism`.
     pub fn key_group_range(&self, first: i32, last: i32) -> Result<KeyGroupRange> {
-        let m = self.spec.max_parallelism;
-        if first < 0 || first > last || last >= m {
-            return Err(Error::invalid(format!(
-                "key group range [{first}, {last}] is not inside [0, {}] (max_parallelism {m}) or is empty",
-                m - 1
-            )));
-        }
-        Ok(KeyGroupRange::new(first, last))
+        checked_range(self.spec.max_parallelism, first, last)
     }
 
     /// Serialises the state whose key group is in `range` into one blob.
@@ -312,7 +347,7 @@ impl KeyedOperator {
     /// An empty range (`start > end`).
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<Vec<u8>>> {
         if range.start > range.end || range.start < 0 {
-            return Err(Error::invalid(format!("key group range [{}, {}] is empty", range.start, range.end)));
+            return dense_blobs(range, Vec::new());
         }
         let sparse = match &self.operator {
             Operator::GroupAgg(o) => o.snapshot_key_groups(range)?,
@@ -320,14 +355,7 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.snapshot_key_groups(range)?,
             Operator::TopN(o) => o.snapshot_key_groups(range)?,
         };
-        let n = (range.end - range.start) as usize + 1;
-        let mut out: Vec<Vec<u8>> = vec![Vec::new(); n];
-        for (kg, blob) in sparse {
-            if let Some(slot) = usize::try_from(kg - range.start).ok().and_then(|i| out.get_mut(i)) {
-                *slot = blob;
-            }
-        }
-        Ok(out)
+        dense_blobs(range, sparse)
     }
 
     /// Adds the state of every blob (from [`Self::snapshot`] or

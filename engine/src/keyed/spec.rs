@@ -121,7 +121,7 @@ pub enum SpecKind {
     },
 }
 
-fn spec_err(message: impl Into<String>) -> Error {
+pub(crate) fn spec_err(message: impl Into<String>) -> Error {
     Error::Spec(message.into())
 }
 
@@ -289,7 +289,7 @@ fn sort_columns(s: &str, schema: &Schema) -> Result<Vec<SortColumn>> {
         .collect()
 }
 
-fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool> {
+pub(crate) fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool> {
     match v {
         None => Ok(default),
         Some("true") => Ok(true),
@@ -305,7 +305,7 @@ fn call(s: &str) -> Option<(&str, &str)> {
     Some((name, arg))
 }
 
-fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
+pub(crate) fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
     let n = schema.fields().len();
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return s
@@ -317,7 +317,7 @@ fn column(s: &str, schema: &Schema, what: &str) -> Result<usize> {
     schema.index_of(s).map_err(|_| spec_err(format!("{what}: no field named `{s}` (and not a column index)")))
 }
 
-fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>> {
+pub(crate) fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>> {
     if s.is_empty() {
         return Err(spec_err(format!("{what}= is empty")));
     }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ::sluice_keyed::RowKind;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
-use arrow_schema::{DataType, Schema};
+use arrow_schema::{DataType, Field, Schema};
 
 use sluice_engine::keyed::KeyedOperator;
 
@@ -95,8 +95,8 @@ pub unsafe extern "C" fn sluice_keyed_free(h: *mut sluice_keyed) {
 ///
 /// # Safety
 /// `slot`'s pointers are writable; `out_row_kinds` is non-NULL and writable.
-unsafe fn write_output(
-    op: &KeyedOperator,
+pub(crate) unsafe fn write_output(
+    output_field: &Field,
     batch: RecordBatch,
     kinds: &[RowKind],
     slot: OutSlot,
@@ -107,7 +107,7 @@ unsafe fn write_output(
     let array = StructArray::from(batch);
     let kinds_buf = sluice_buffer::from_bytes(&bytes)?;
     // SAFETY: forwarded contract.
-    if let Err(e) = unsafe { slot.write(&array, op.output_field(), inputs) } {
+    if let Err(e) = unsafe { slot.write(&array, output_field, inputs) } {
         let mut k = kinds_buf;
         // SAFETY: a buffer we just filled.
         unsafe { crate::capi::buffer::sluice_buffer_free(&mut k) };
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn sluice_keyed_push(
             Some(slice::from_raw_parts(row_kinds.cast::<u8>(), s.len()))
         };
         let (out_batch, out_kinds) = op.push_struct(s, kinds)?;
-        write_output(op, out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
+        write_output(op.output_field(), out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
     })
 }
 
@@ -186,7 +186,7 @@ pub unsafe extern "C" fn sluice_keyed_advance_watermark(
         let slot = OutSlot::new(out, out_schema)?;
         check_not_null!(out_row_kinds, "out_row_kinds");
         let (b, k) = op.advance_watermark(watermark)?;
-        write_output(op, b, &k, slot, out_row_kinds, &[])
+        write_output(op.output_field(), b, &k, slot, out_row_kinds, &[])
     })
 }
 
@@ -238,27 +238,58 @@ pub unsafe extern "C" fn sluice_keyed_snapshot_key_groups(
         check_not_null!(out_data, "out_data");
         check_not_null!(out_offsets, "out_offsets");
         let range = op.key_group_range(first_key_group, last_key_group)?;
-        let blobs = op.snapshot_key_groups(range)?;
-        let mut data = Vec::with_capacity(blobs.iter().map(Vec::len).sum());
-        let mut offsets = Vec::with_capacity(blobs.len() + 1);
-        offsets.push(0i64);
-        for b in &blobs {
-            data.extend_from_slice(b);
-            offsets.push(data.len() as i64);
+        write_blobs(&op.snapshot_key_groups(range)?, out_data, out_offsets)
+    })
+}
+
+/// The snapshot blob `bytes[..len]` of a restore call; `None` for `len == 0`
+/// (an empty key group).
+///
+/// # Safety
+/// `bytes` is NULL or valid for reads of `len` bytes.
+pub(crate) unsafe fn blob_arg<'a>(bytes: *const u8, len: i64) -> FfiResult<Option<&'a [u8]>> {
+    let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
+    if n == 0 {
+        return Ok(None);
+    }
+    check_not_null!(bytes, "bytes");
+    // SAFETY: non-NULL and valid for `n` bytes per the contract.
+    Ok(Some(unsafe { slice::from_raw_parts(bytes, n) }))
+}
+
+/// Writes per-key-group `blobs` as one data buffer and `blobs.len() + 1`
+/// `int64_t` offsets.
+///
+/// # Safety
+/// `out_data` and `out_offsets` are non-NULL and writable.
+pub(crate) unsafe fn write_blobs(
+    blobs: &[Vec<u8>],
+    out_data: *mut sluice_buffer,
+    out_offsets: *mut sluice_buffer,
+) -> FfiResult<()> {
+    let mut data = Vec::with_capacity(blobs.iter().map(Vec::len).sum());
+    let mut offsets = Vec::with_capacity(blobs.len() + 1);
+    offsets.push(0i64);
+    for b in blobs {
+        data.extend_from_slice(b);
+        offsets.push(data.len() as i64);
+    }
+    let data = sluice_buffer::from_bytes(&data)?;
+    let offsets = match sluice_buffer::from_i64s(&offsets) {
+        Ok(o) => o,
+        Err(e) => {
+            let mut data = data;
+            // SAFETY: a buffer we just filled.
+            unsafe { crate::capi::buffer::sluice_buffer_free(&mut data) };
+            return Err(e);
         }
-        let data = sluice_buffer::from_bytes(&data)?;
-        let offsets = match sluice_buffer::from_i64s(&offsets) {
-            Ok(o) => o,
-            Err(e) => {
-                let mut data = data;
-                crate::capi::buffer::sluice_buffer_free(&mut data);
-                return Err(e);
-            }
-        };
+    };
+    // SAFETY: non-NULL and writable per the contract.
+    unsafe {
         ptr::write_unaligned(out_data, data);
         ptr::write_unaligned(out_offsets, offsets);
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// Adds the state in `bytes` (a blob of [`sluice_keyed_snapshot`] or one of
@@ -284,12 +315,10 @@ pub unsafe extern "C" fn sluice_keyed_restore(
     ffi_boundary!("sluice_keyed_restore", unsafe {
         let op = handle(h)?;
         let range = op.key_group_range(first_key_group, last_key_group)?;
-        let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
-        if n == 0 {
-            return Ok(());
+        match blob_arg(bytes, len)? {
+            Some(blob) => Ok(op.restore(&[blob], range)?),
+            None => Ok(()),
         }
-        check_not_null!(bytes, "bytes");
-        Ok(op.restore(&[slice::from_raw_parts(bytes, n)], range)?)
     })
 }
 

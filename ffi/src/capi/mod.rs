@@ -5,7 +5,7 @@
 //! macros), [`arrow_c`] (taking and giving C Data Interface structs),
 //! [`args`] (the one argument importer and offsets validator). Then one
 //! module per function family: [`buffer`], [`concat`](mod@concat), [`digest`],
-//! [`encode`], [`key_groups`], [`keyed_operator`], [`row_converter`],
+//! [`encode`], [`join`], [`key_groups`], [`keyed_operator`], [`row_converter`],
 //! [`rows`], [`search`], [`version`]. Each entry point checks and imports its
 //! C arguments and calls `sluice-engine` (or, for the row and key-group
 //! conversions, `sluice-transpose` and `sluice-keyed`); no operator logic
@@ -21,6 +21,7 @@ pub mod concat;
 pub mod digest;
 pub mod encode;
 pub mod error;
+pub mod join;
 pub mod key_groups;
 pub mod keyed_operator;
 pub mod row_converter;

@@ -326,7 +326,7 @@ impl TopN {
             };
             apply(parts, acct, opts, ranked_algo, &row, &mut out)?;
         }
-        let cols = codec.decode_stored(emits.iter().map(|e| &*e.row))?;
+        let cols = codec.decode(emits.iter().map(|e| &*e.row))?;
         let kinds: Vec<RowKind> = emits.iter().map(|e| e.kind).collect();
         let mut cols = cols;
         if opts.output_rank_number {

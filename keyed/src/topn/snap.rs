@@ -81,7 +81,7 @@ impl TopN {
         if rows.len() != spans.len() {
             return Err(Error::CorruptSnapshot { offset: 0, reason: "Rank (Top-N) restore: row out of bounds".into() });
         }
-        let cols = self.codec.decode_stored(rows.iter().copied())?;
+        let cols = self.codec.decode(rows.iter().copied())?;
         let sort_cols: Vec<ArrayRef> = self.opts.order.iter().map(|s| cols[s.column].clone()).collect();
         let sort = self.sort_conv.convert_columns(&sort_cols)?;
         let mut staged: Vec<(Box<[u8]>, Partition)> = Vec::with_capacity(keys.len());

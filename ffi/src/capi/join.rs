@@ -1,0 +1,254 @@
+//! `sluice_join_*`: an opaque handle over the two-input updating join
+//! ([`JoinOperator`], Flink's `StreamingJoinOperator`): create from a spec
+//! and the two input schemas, push changelog batches of either side,
+//! snapshot by Flink key group, restore, free. The calls mirror
+//! `sluice_keyed_*` (status code + `sluice_last_error`, no panic crosses).
+//!
+//! A handle is used by one thread at a time (it may move between threads).
+
+use std::ffi::{c_char, CStr};
+use std::ptr;
+use std::slice;
+use std::sync::Arc;
+
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, StructArray};
+use arrow_schema::{DataType, Schema, SchemaRef};
+
+use sluice_engine::keyed::JoinOperator;
+
+use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::capi::buffer::sluice_buffer;
+use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::keyed_operator::{blob_arg, write_blobs, write_output};
+use crate::capi::rows::require_struct;
+
+/// The left input of a join (`side` of [`sluice_join_push`]).
+pub const SLUICE_JOIN_LEFT: i32 = 0;
+/// The right input of a join.
+pub const SLUICE_JOIN_RIGHT: i32 = 1;
+
+/// An updating join with the state of both inputs. Opaque: create with
+/// [`sluice_join_create`], release with [`sluice_join_free`].
+pub struct sluice_join {
+    op: JoinOperator,
+}
+
+/// # Safety
+/// `h` is NULL or a handle from `sluice_join_create` not yet freed, used by
+/// no other thread during the call.
+unsafe fn handle<'a>(h: *mut sluice_join) -> FfiResult<&'a mut JoinOperator> {
+    check_not_null!(h, "handle");
+    if !h.is_aligned() {
+        return Err(FfiError::invalid("handle is not aligned (not a sluice_join)"));
+    }
+    // SAFETY: non-NULL, aligned, a live handle per the contract.
+    Ok(unsafe { &mut (*h).op })
+}
+
+/// # Safety
+/// `schema` is NULL or a valid C Data Interface schema.
+unsafe fn struct_schema(schema: *const FFI_ArrowSchema, what: &str) -> FfiResult<SchemaRef> {
+    // SAFETY: forwarded contract.
+    let field = unsafe { read_field(schema, what)? };
+    require_struct(&field, what)?;
+    let DataType::Struct(fields) = field.data_type() else {
+        return Err(FfiError::unsupported_type(format!("{what} must be a struct schema")));
+    };
+    Ok(Arc::new(Schema::new(fields.clone())))
+}
+
+/// Creates a join from `spec` over batches of `left_schema` and
+/// `right_schema` (borrowed struct schemas, as for `sluice_keyed_create`).
+///
+/// `spec` (NUL-terminated UTF-8), e.g. `"join type=left left_keys=1
+/// right_keys=0 right_unique=0"`; the grammar is in ffi/README.md (Joins).
+/// On success `*out` receives the handle; on error it is not written.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_join_create(
+    spec: *const c_char,
+    left_schema: *const FFI_ArrowSchema,
+    right_schema: *const FFI_ArrowSchema,
+    out: *mut *mut sluice_join,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_join_create", unsafe {
+        check_not_null!(spec, "spec");
+        check_not_null!(out, "out");
+        let spec = CStr::from_ptr(spec).to_str().map_err(|e| FfiError::invalid(format!("spec is not UTF-8: {e}")))?;
+        let left = struct_schema(left_schema, "left_schema")?;
+        let right = struct_schema(right_schema, "right_schema")?;
+        let op = JoinOperator::new(left, right, spec)?;
+        ptr::write_unaligned(out, Box::into_raw(Box::new(sluice_join { op })));
+        Ok(())
+    })
+}
+
+/// Frees a handle and its state. NULL is a no-op.
+///
+/// # Safety
+/// `h` is NULL or a handle from `sluice_join_create` not yet freed; it is
+/// invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_join_free(h: *mut sluice_join) {
+    if h.is_null() || !h.is_aligned() {
+        return;
+    }
+    // A panic in a destructor would be a bug; it is caught (memory leaked).
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: a live handle from `Box::into_raw` per the contract.
+        drop(unsafe { Box::from_raw(h) });
+    }));
+}
+
+/// Pushes one changelog batch of input `side` ([`SLUICE_JOIN_LEFT`] or
+/// [`SLUICE_JOIN_RIGHT`]) through the join.
+///
+/// Arguments and outputs as `sluice_keyed_push`: `batch` (moved in) is a
+/// struct array of the side's schema, `row_kinds` NULL (all `+I`) or one
+/// Flink RowKind byte per row; `out` / `out_schema` receive the joined rows
+/// (left fields then right fields) and `out_row_kinds` their RowKind bytes.
+/// On error nothing is written; after an error in the middle of a batch the
+/// rows before the failing one stay applied.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sluice_join_push(
+    h: *mut sluice_join,
+    side: i32,
+    batch: *mut FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    row_kinds: *const i8,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_join_push", unsafe {
+        let array = take_array(batch, "batch")?;
+        let op = handle(h)?;
+        let left = match side {
+            SLUICE_JOIN_LEFT => true,
+            SLUICE_JOIN_RIGHT => false,
+            s => return Err(FfiError::invalid(format!("side is {s}, expected 0 (left) or 1 (right)"))),
+        };
+        let field = read_field(schema, "schema")?;
+        require_struct(&field, "schema")?;
+        let slot = OutSlot::new(out, out_schema)?;
+        check_not_null!(out_row_kinds, "out_row_kinds");
+        let values = import(array, field.data_type(), "batch")?;
+        let Some(s) = values.as_any().downcast_ref::<StructArray>() else {
+            return Err(FfiError::unsupported_type("batch must be a struct array"));
+        };
+        let kinds: Option<&[u8]> = if row_kinds.is_null() || s.is_empty() {
+            None
+        } else {
+            Some(slice::from_raw_parts(row_kinds.cast::<u8>(), s.len()))
+        };
+        let (out_batch, out_kinds) = op.push_struct(left, s, kinds)?;
+        write_output(op.output_field(), out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
+    })
+}
+
+/// Serialises both inputs' state of key groups
+/// `first_key_group..=last_key_group` (of the join key) into `out`.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_join_snapshot(
+    h: *mut sluice_join,
+    first_key_group: i32,
+    last_key_group: i32,
+    out: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_join_snapshot", unsafe {
+        let op = handle(h)?;
+        check_not_null!(out, "out");
+        let range = op.key_group_range(first_key_group, last_key_group)?;
+        let bytes = op.snapshot(range)?;
+        ptr::write_unaligned(out, sluice_buffer::from_bytes(&bytes)?);
+        Ok(())
+    })
+}
+
+/// One blob per key group, laid out as `sluice_keyed_snapshot_key_groups`.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_join_snapshot_key_groups(
+    h: *mut sluice_join,
+    first_key_group: i32,
+    last_key_group: i32,
+    out_data: *mut sluice_buffer,
+    out_offsets: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_join_snapshot_key_groups", unsafe {
+        let op = handle(h)?;
+        check_not_null!(out_data, "out_data");
+        check_not_null!(out_offsets, "out_offsets");
+        let range = op.key_group_range(first_key_group, last_key_group)?;
+        write_blobs(&op.snapshot_key_groups(range)?, out_data, out_offsets)
+    })
+}
+
+/// Adds the state in `bytes` (a blob of [`sluice_join_snapshot`] or
+/// [`sluice_join_snapshot_key_groups`] of a join with the same spec and
+/// schemas) whose key group is in the range; `len == 0` is a no-op. All or
+/// nothing: `SLUICE_ERR_CORRUPT_SNAPSHOT` and `SLUICE_ERR_STATE_BUDGET` leave
+/// the state unchanged.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_join_restore(
+    h: *mut sluice_join,
+    bytes: *const u8,
+    len: i64,
+    first_key_group: i32,
+    last_key_group: i32,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_join_restore", unsafe {
+        let op = handle(h)?;
+        let range = op.key_group_range(first_key_group, last_key_group)?;
+        match blob_arg(bytes, len)? {
+            Some(blob) => Ok(op.restore(&[blob], range)?),
+            None => Ok(()),
+        }
+    })
+}
+
+/// Writes the join's retained state bytes to `*out_bytes` and its join
+/// keys in the left and right state to `*out_left_keys` / `*out_right_keys`
+/// (each may be NULL).
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_join_state_size(
+    h: *mut sluice_join,
+    out_bytes: *mut i64,
+    out_left_keys: *mut i64,
+    out_right_keys: *mut i64,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_join_state_size", unsafe {
+        let op = handle(h)?;
+        let (l, r) = op.num_keys();
+        for (p, v) in [(out_bytes, op.size()), (out_left_keys, l), (out_right_keys, r)] {
+            if !p.is_null() {
+                ptr::write_unaligned(p, v as i64);
+            }
+        }
+        Ok(())
+    })
+}
