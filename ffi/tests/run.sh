@@ -72,7 +72,7 @@ g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-
 
 # One program per area: kernels and rows (test_sluice), keyed-operator and
 # row-converter handle (test_keyed, test_row_converter).
-PROGRAMS=(test_sluice test_keyed test_row_converter)
+PROGRAMS=(test_sluice test_keyed test_row_converter test_join)
 
 # ASan + UBSan; a UB report is an error, not a warning.
 SANITIZE=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)

@@ -204,28 +204,13 @@ fn emit_accumulate<'a>(
             }
         }
     };
-    match ctx.line {
-        JoinLine::Flink2 => {
-            for m in ms {
-                for _ in 0..m.count {
-                    pad(m, ob, out);
-                    out.push(joined_kind, row, m.row);
-                }
-            }
+    each_match(ctx.line, ms, |m, first| {
+        if first {
+            pad(m, ob, out);
+        } else {
+            out.push(joined_kind, row, m.row);
         }
-        JoinLine::Flink1 => {
-            for m in ms {
-                for _ in 0..m.count {
-                    pad(m, ob, out);
-                }
-            }
-            for m in ms {
-                for _ in 0..m.count {
-                    out.push(joined_kind, row, m.row);
-                }
-            }
-        }
-    }
+    });
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -291,24 +276,36 @@ fn retract<'a>(
             set_assoc(ob, m.at, m.assoc - 1);
         }
     };
-    match ctx.line {
+    each_match(ctx.line, ms, |m, first| {
+        if first {
+            out.push(joined, row, m.row);
+        } else {
+            unpad(m, &mut ob, out);
+        }
+    });
+}
+
+/// Runs `f(m, true)` then `f(m, false)` for every appearance of every match:
+/// per match ([`JoinLine::Flink2`], the lazy iterator) or all first steps
+/// before all second steps ([`JoinLine::Flink1`], two loops over
+/// `AssociatedRecords`).
+fn each_match<'a>(line: JoinLine, ms: &[Match<'a>], mut f: impl FnMut(&Match<'a>, bool)) {
+    let reps = |m: &Match<'a>| 0..m.count;
+    match line {
         JoinLine::Flink2 => {
             for m in ms {
-                for _ in 0..m.count {
-                    out.push(joined, row, m.row);
-                    unpad(m, &mut ob, out);
+                for _ in reps(m) {
+                    f(m, true);
+                    f(m, false);
                 }
             }
         }
         JoinLine::Flink1 => {
-            for m in ms {
-                for _ in 0..m.count {
-                    out.push(joined, row, m.row);
-                }
-            }
-            for m in ms {
-                for _ in 0..m.count {
-                    unpad(m, &mut ob, out);
+            for first in [true, false] {
+                for m in ms {
+                    for _ in reps(m) {
+                        f(m, first);
+                    }
                 }
             }
         }
