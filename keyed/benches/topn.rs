@@ -168,12 +168,16 @@ fn append_rejected(c: &mut Criterion) {
     let mut g = c.benchmark_group("topn/append_rejected");
     g.throughput(Throughput::Elements(ROWS as u64));
     for parts in PARTITIONS {
-        let best = batch(parts, 3, 0);
+        // Three batches of the best rows, so that every partition's top 3 is
+        // full even with one row per partition per batch.
+        let best: Vec<RecordBatch> = (0..3).map(|o| batch(parts, 3 + o, 0)).collect();
         let worse = batch(parts, 4, 10_000);
         let kinds = vec![RowKind::Insert; ROWS];
         let mut ops: Vec<TopN> = [false, true].map(|owned| topn(TopNStrategy::AppendOnly, owned, false)).into();
         for t in &mut ops {
-            t.process(&best, &kinds).unwrap();
+            for b in &best {
+                t.process(b, &kinds).unwrap();
+            }
         }
         let [borrowed, owned] = &mut ops[..] else { unreachable!() };
         let mut run_b = || {
