@@ -1,6 +1,7 @@
 //! `sluice_engine::keyed::spec`: the one-line keyed operator spec
 //! (`group_agg keys=0 aggs=count(*),sum(2) max_parallelism=128`, `dedup
-//! keep=last order=proctime`, `normalize keys=id`).
+//! keep=last order=proctime`, `normalize keys=id`, `topn keys=0 order=1:desc
+//! strategy=append n=3`).
 //!
 //! `operator_spec`: arbitrary text against a small arbitrary schema (names
 //! that are digits, `*`, `count(*)`, option names, empty or duplicated;
@@ -28,7 +29,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice_engine::keyed::spec::{self, OperatorSpec, SpecKind};
 use sluice_engine::keyed::KeyedOperator;
-use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind, StateBackendKind};
+use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind, SortColumn, StateBackendKind, TopNStrategy};
 
 use crate::calc::Gen;
 
@@ -107,6 +108,7 @@ pub fn print(s: &OperatorSpec) -> String {
         SpecKind::GroupAgg { .. } => "group_agg",
         SpecKind::Normalize { .. } => "normalize",
         SpecKind::Dedup { .. } => "dedup",
+        SpecKind::TopN { .. } => "topn",
     };
     let mut out =
         format!("{op} keys={} max_parallelism={} update_before={}", list(&s.keys), s.max_parallelism, s.update_before);
@@ -143,8 +145,29 @@ pub fn print(s: &OperatorSpec) -> String {
             };
             out.push_str(&format!(" keep={keep} order={order} insert={insert} backend={backend}"));
         }
+        SpecKind::TopN { strategy, order, rank_start, rank_end, rank_number } => {
+            let strategy = match strategy {
+                TopNStrategy::AppendOnly => "append",
+                TopNStrategy::Retract => "retract",
+                TopNStrategy::FastTop1 => "top1",
+            };
+            out.push_str(&format!(
+                " strategy={strategy} order={} rank_start={rank_start} rank_end={rank_end} rank_number={rank_number}",
+                sort_list(order)
+            ));
+        }
     }
     out
+}
+
+/// `order=` spelled out: `column:asc|desc:nulls_first|nulls_last` per entry.
+fn sort_list(order: &[SortColumn]) -> String {
+    let entry = |s: &SortColumn| {
+        let dir = if s.descending { "desc" } else { "asc" };
+        let nulls = if s.nulls_first { "nulls_first" } else { "nulls_last" };
+        format!("{}:{dir}:{nulls}", s.column)
+    };
+    order.iter().map(entry).collect::<Vec<_>>().join(",")
 }
 
 /// Whether `message` names part of `text`: a whole word of it, a list
@@ -225,6 +248,10 @@ pub fn check(input: &Input) {
             if let DedupOrder::RowTime { column } = order {
                 assert!(*column < n, "{text:?}: rowtime column {column}");
             }
+        }
+        SpecKind::TopN { order, rank_start, rank_end, .. } => {
+            assert!(!order.is_empty() && order.iter().all(|s| s.column < n), "{text:?}: order {order:?}");
+            assert!(1 <= *rank_start && rank_start <= rank_end, "{text:?}: ranks {rank_start}..={rank_end}");
         }
     }
 
