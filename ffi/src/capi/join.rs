@@ -8,20 +8,14 @@
 
 use std::ffi::{c_char, CStr};
 use std::ptr;
-use std::slice;
-use std::sync::Arc;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
-use arrow_array::{Array, StructArray};
-use arrow_schema::{DataType, Schema, SchemaRef};
 
 use sluice_engine::keyed::JoinOperator;
 
-use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::capi::buffer::sluice_buffer;
 use crate::capi::error::{FfiError, FfiResult};
-use crate::capi::keyed_operator::{blob_arg, write_blobs, write_output};
-use crate::capi::rows::require_struct;
+use crate::capi::handle::{self, give, live, push_batch, struct_schema, PushArgs};
 
 /// The left input of a join (`side` of [`sluice_join_push`]).
 pub const SLUICE_JOIN_LEFT: i32 = 0;
@@ -37,25 +31,9 @@ pub struct sluice_join {
 /// # Safety
 /// `h` is NULL or a handle from `sluice_join_create` not yet freed, used by
 /// no other thread during the call.
-unsafe fn handle<'a>(h: *mut sluice_join) -> FfiResult<&'a mut JoinOperator> {
-    check_not_null!(h, "handle");
-    if !h.is_aligned() {
-        return Err(FfiError::invalid("handle is not aligned (not a sluice_join)"));
-    }
-    // SAFETY: non-NULL, aligned, a live handle per the contract.
-    Ok(unsafe { &mut (*h).op })
-}
-
-/// # Safety
-/// `schema` is NULL or a valid C Data Interface schema.
-unsafe fn struct_schema(schema: *const FFI_ArrowSchema, what: &str) -> FfiResult<SchemaRef> {
+unsafe fn op<'a>(h: *mut sluice_join) -> FfiResult<&'a mut JoinOperator> {
     // SAFETY: forwarded contract.
-    let field = unsafe { read_field(schema, what)? };
-    require_struct(&field, what)?;
-    let DataType::Struct(fields) = field.data_type() else {
-        return Err(FfiError::unsupported_type(format!("{what} must be a struct schema")));
-    };
-    Ok(Arc::new(Schema::new(fields.clone())))
+    Ok(unsafe { &mut live(h, "sluice_join")?.op })
 }
 
 /// Creates a join from `spec` over batches of `left_schema` and
@@ -82,7 +60,7 @@ pub unsafe extern "C" fn sluice_join_create(
         let left = struct_schema(left_schema, "left_schema")?;
         let right = struct_schema(right_schema, "right_schema")?;
         let op = JoinOperator::new(left, right, spec)?;
-        ptr::write_unaligned(out, Box::into_raw(Box::new(sluice_join { op })));
+        give(out, sluice_join { op });
         Ok(())
     })
 }
@@ -94,14 +72,8 @@ pub unsafe extern "C" fn sluice_join_create(
 /// invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn sluice_join_free(h: *mut sluice_join) {
-    if h.is_null() || !h.is_aligned() {
-        return;
-    }
-    // A panic in a destructor would be a bug; it is caught (memory leaked).
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: a live handle from `Box::into_raw` per the contract.
-        drop(unsafe { Box::from_raw(h) });
-    }));
+    // SAFETY: forwarded contract.
+    unsafe { handle::free(h) }
 }
 
 /// Pushes one changelog batch of input `side` ([`SLUICE_JOIN_LEFT`] or
@@ -130,28 +102,16 @@ pub unsafe extern "C" fn sluice_join_push(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_join_push", unsafe {
-        let array = take_array(batch, "batch")?;
-        let op = handle(h)?;
-        let left = match side {
-            SLUICE_JOIN_LEFT => true,
-            SLUICE_JOIN_RIGHT => false,
-            s => return Err(FfiError::invalid(format!("side is {s}, expected 0 (left) or 1 (right)"))),
+        let side_op = || {
+            let op = op(h)?;
+            match side {
+                SLUICE_JOIN_LEFT | SLUICE_JOIN_RIGHT => Ok(op),
+                s => Err(FfiError::invalid(format!("side is {s}, expected 0 (left) or 1 (right)"))),
+            }
         };
-        let field = read_field(schema, "schema")?;
-        require_struct(&field, "schema")?;
-        let slot = OutSlot::new(out, out_schema)?;
-        check_not_null!(out_row_kinds, "out_row_kinds");
-        let values = import(array, field.data_type(), "batch")?;
-        let Some(s) = values.as_any().downcast_ref::<StructArray>() else {
-            return Err(FfiError::unsupported_type("batch must be a struct array"));
-        };
-        let kinds: Option<&[u8]> = if row_kinds.is_null() || s.is_empty() {
-            None
-        } else {
-            Some(slice::from_raw_parts(row_kinds.cast::<u8>(), s.len()))
-        };
-        let (out_batch, out_kinds) = op.push_struct(left, s, kinds)?;
-        write_output(op.output_field(), out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
+        let left = side == SLUICE_JOIN_LEFT;
+        let args = PushArgs { batch, schema, row_kinds, out, out_schema, out_row_kinds };
+        push_batch(args, side_op, |op, s, kinds| op.push_struct(left, s, kinds), JoinOperator::output_field)
     })
 }
 
@@ -168,14 +128,7 @@ pub unsafe extern "C" fn sluice_join_snapshot(
     out: *mut sluice_buffer,
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_join_snapshot", unsafe {
-        let op = handle(h)?;
-        check_not_null!(out, "out");
-        let range = op.key_group_range(first_key_group, last_key_group)?;
-        let bytes = op.snapshot(range)?;
-        ptr::write_unaligned(out, sluice_buffer::from_bytes(&bytes)?);
-        Ok(())
-    })
+    ffi_boundary!("sluice_join_snapshot", unsafe { handle::snapshot(op(h)?, first_key_group, last_key_group, out) })
 }
 
 /// One blob per key group, laid out as `sluice_keyed_snapshot_key_groups`.
@@ -192,11 +145,7 @@ pub unsafe extern "C" fn sluice_join_snapshot_key_groups(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_join_snapshot_key_groups", unsafe {
-        let op = handle(h)?;
-        check_not_null!(out_data, "out_data");
-        check_not_null!(out_offsets, "out_offsets");
-        let range = op.key_group_range(first_key_group, last_key_group)?;
-        write_blobs(&op.snapshot_key_groups(range)?, out_data, out_offsets)
+        handle::snapshot_key_groups(op(h)?, first_key_group, last_key_group, out_data, out_offsets)
     })
 }
 
@@ -218,12 +167,7 @@ pub unsafe extern "C" fn sluice_join_restore(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_join_restore", unsafe {
-        let op = handle(h)?;
-        let range = op.key_group_range(first_key_group, last_key_group)?;
-        match blob_arg(bytes, len)? {
-            Some(blob) => Ok(op.restore(&[blob], range)?),
-            None => Ok(()),
-        }
+        handle::restore(op(h)?, bytes, len, first_key_group, last_key_group)
     })
 }
 
@@ -242,7 +186,7 @@ pub unsafe extern "C" fn sluice_join_state_size(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_join_state_size", unsafe {
-        let op = handle(h)?;
+        let op = op(h)?;
         let (l, r) = op.num_keys();
         for (p, v) in [(out_bytes, op.size()), (out_left_keys, l), (out_right_keys, r)] {
             if !p.is_null() {

@@ -7,20 +7,15 @@
 
 use std::ffi::{c_char, CStr};
 use std::ptr;
-use std::slice;
-use std::sync::Arc;
 
-use ::sluice_keyed::RowKind;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
-use arrow_array::{Array, RecordBatch, StructArray};
-use arrow_schema::{DataType, Field, Schema};
 
 use sluice_engine::keyed::KeyedOperator;
 
-use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::capi::arrow_c::OutSlot;
 use crate::capi::buffer::sluice_buffer;
 use crate::capi::error::{FfiError, FfiResult};
-use crate::capi::rows::require_struct;
+use crate::capi::handle::{self, give, live, push_batch, struct_schema, write_output, PushArgs};
 
 /// A keyed operator (GROUP BY aggregate, changelog normalize or
 /// deduplication) with its state. Opaque: create with
@@ -32,13 +27,9 @@ pub struct sluice_keyed {
 /// # Safety
 /// `h` is NULL or a handle from `sluice_keyed_create` not yet freed, used
 /// by no other thread during the call.
-unsafe fn handle<'a>(h: *mut sluice_keyed) -> FfiResult<&'a mut KeyedOperator> {
-    check_not_null!(h, "handle");
-    if !h.is_aligned() {
-        return Err(FfiError::invalid("handle is not aligned (not a sluice_keyed)"));
-    }
-    // SAFETY: non-NULL, aligned, a live handle per the contract.
-    Ok(unsafe { &mut (*h).op })
+unsafe fn op<'a>(h: *mut sluice_keyed) -> FfiResult<&'a mut KeyedOperator> {
+    // SAFETY: forwarded contract.
+    Ok(unsafe { &mut live(h, "sluice_keyed")?.op })
 }
 
 /// Creates a keyed operator from `spec` over batches of `schema`.
@@ -64,11 +55,8 @@ pub unsafe extern "C" fn sluice_keyed_create(
         check_not_null!(spec, "spec");
         check_not_null!(out, "out");
         let spec = CStr::from_ptr(spec).to_str().map_err(|e| FfiError::invalid(format!("spec is not UTF-8: {e}")))?;
-        let field = read_field(schema, "schema")?;
-        require_struct(&field, "schema")?;
-        let DataType::Struct(fields) = field.data_type() else { unreachable!("checked above") };
-        let op = KeyedOperator::new(Arc::new(Schema::new(fields.clone())), spec)?;
-        ptr::write_unaligned(out, Box::into_raw(Box::new(sluice_keyed { op })));
+        let op = KeyedOperator::new(struct_schema(schema, "schema")?, spec)?;
+        give(out, sluice_keyed { op });
         Ok(())
     })
 }
@@ -80,42 +68,8 @@ pub unsafe extern "C" fn sluice_keyed_create(
 /// invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn sluice_keyed_free(h: *mut sluice_keyed) {
-    if h.is_null() || !h.is_aligned() {
-        return;
-    }
-    // Dropping the state cannot unwind into C: a panic here would be a bug
-    // in a destructor; it is caught and the memory leaked instead.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: a live handle from `Box::into_raw` per the contract.
-        drop(unsafe { Box::from_raw(h) });
-    }));
-}
-
-/// Exports `batch` (rows of the operator's output) and its row kinds.
-///
-/// # Safety
-/// `slot`'s pointers are writable; `out_row_kinds` is non-NULL and writable.
-pub(crate) unsafe fn write_output(
-    output_field: &Field,
-    batch: RecordBatch,
-    kinds: &[RowKind],
-    slot: OutSlot,
-    out_row_kinds: *mut sluice_buffer,
-    inputs: &[&dyn Array],
-) -> FfiResult<()> {
-    let bytes: Vec<u8> = kinds.iter().map(|k| k.to_byte()).collect();
-    let array = StructArray::from(batch);
-    let kinds_buf = sluice_buffer::from_bytes(&bytes)?;
     // SAFETY: forwarded contract.
-    if let Err(e) = unsafe { slot.write(&array, output_field, inputs) } {
-        let mut k = kinds_buf;
-        // SAFETY: a buffer we just filled.
-        unsafe { crate::capi::buffer::sluice_buffer_free(&mut k) };
-        return Err(e);
-    }
-    // SAFETY: non-NULL and writable per the contract.
-    unsafe { ptr::write_unaligned(out_row_kinds, kinds_buf) };
-    Ok(())
+    unsafe { handle::free(h) }
 }
 
 /// Pushes one changelog batch through the operator.
@@ -144,23 +98,8 @@ pub unsafe extern "C" fn sluice_keyed_push(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_push", unsafe {
-        let array = take_array(batch, "batch")?;
-        let op = handle(h)?;
-        let field = read_field(schema, "schema")?;
-        require_struct(&field, "schema")?;
-        let slot = OutSlot::new(out, out_schema)?;
-        check_not_null!(out_row_kinds, "out_row_kinds");
-        let values = import(array, field.data_type(), "batch")?;
-        let Some(s) = values.as_any().downcast_ref::<StructArray>() else {
-            return Err(FfiError::unsupported_type("batch must be a struct array"));
-        };
-        let kinds: Option<&[u8]> = if row_kinds.is_null() || s.is_empty() {
-            None
-        } else {
-            Some(slice::from_raw_parts(row_kinds.cast::<u8>(), s.len()))
-        };
-        let (out_batch, out_kinds) = op.push_struct(s, kinds)?;
-        write_output(op.output_field(), out_batch, &out_kinds, slot, out_row_kinds, &[values.as_ref()])
+        let args = PushArgs { batch, schema, row_kinds, out, out_schema, out_row_kinds };
+        push_batch(args, || op(h), KeyedOperator::push_struct, KeyedOperator::output_field)
     })
 }
 
@@ -182,7 +121,7 @@ pub unsafe extern "C" fn sluice_keyed_advance_watermark(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_advance_watermark", unsafe {
-        let op = handle(h)?;
+        let op = op(h)?;
         let slot = OutSlot::new(out, out_schema)?;
         check_not_null!(out_row_kinds, "out_row_kinds");
         let (b, k) = op.advance_watermark(watermark)?;
@@ -204,14 +143,7 @@ pub unsafe extern "C" fn sluice_keyed_snapshot(
     out: *mut sluice_buffer,
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
-    ffi_boundary!("sluice_keyed_snapshot", unsafe {
-        let op = handle(h)?;
-        check_not_null!(out, "out");
-        let range = op.key_group_range(first_key_group, last_key_group)?;
-        let bytes = op.snapshot(range)?;
-        ptr::write_unaligned(out, sluice_buffer::from_bytes(&bytes)?);
-        Ok(())
-    })
+    ffi_boundary!("sluice_keyed_snapshot", unsafe { handle::snapshot(op(h)?, first_key_group, last_key_group, out) })
 }
 
 /// Serialises the state of key groups `first_key_group..=last_key_group`
@@ -234,62 +166,8 @@ pub unsafe extern "C" fn sluice_keyed_snapshot_key_groups(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_snapshot_key_groups", unsafe {
-        let op = handle(h)?;
-        check_not_null!(out_data, "out_data");
-        check_not_null!(out_offsets, "out_offsets");
-        let range = op.key_group_range(first_key_group, last_key_group)?;
-        write_blobs(&op.snapshot_key_groups(range)?, out_data, out_offsets)
+        handle::snapshot_key_groups(op(h)?, first_key_group, last_key_group, out_data, out_offsets)
     })
-}
-
-/// The snapshot blob `bytes[..len]` of a restore call; `None` for `len == 0`
-/// (an empty key group).
-///
-/// # Safety
-/// `bytes` is NULL or valid for reads of `len` bytes.
-pub(crate) unsafe fn blob_arg<'a>(bytes: *const u8, len: i64) -> FfiResult<Option<&'a [u8]>> {
-    let n = usize::try_from(len).map_err(|_| FfiError::invalid(format!("len is negative ({len})")))?;
-    if n == 0 {
-        return Ok(None);
-    }
-    check_not_null!(bytes, "bytes");
-    // SAFETY: non-NULL and valid for `n` bytes per the contract.
-    Ok(Some(unsafe { slice::from_raw_parts(bytes, n) }))
-}
-
-/// Writes per-key-group `blobs` as one data buffer and `blobs.len() + 1`
-/// `int64_t` offsets.
-///
-/// # Safety
-/// `out_data` and `out_offsets` are non-NULL and writable.
-pub(crate) unsafe fn write_blobs(
-    blobs: &[Vec<u8>],
-    out_data: *mut sluice_buffer,
-    out_offsets: *mut sluice_buffer,
-) -> FfiResult<()> {
-    let mut data = Vec::with_capacity(blobs.iter().map(Vec::len).sum());
-    let mut offsets = Vec::with_capacity(blobs.len() + 1);
-    offsets.push(0i64);
-    for b in blobs {
-        data.extend_from_slice(b);
-        offsets.push(data.len() as i64);
-    }
-    let data = sluice_buffer::from_bytes(&data)?;
-    let offsets = match sluice_buffer::from_i64s(&offsets) {
-        Ok(o) => o,
-        Err(e) => {
-            let mut data = data;
-            // SAFETY: a buffer we just filled.
-            unsafe { crate::capi::buffer::sluice_buffer_free(&mut data) };
-            return Err(e);
-        }
-    };
-    // SAFETY: non-NULL and writable per the contract.
-    unsafe {
-        ptr::write_unaligned(out_data, data);
-        ptr::write_unaligned(out_offsets, offsets);
-    }
-    Ok(())
 }
 
 /// Adds the state in `bytes` (a blob of [`sluice_keyed_snapshot`] or one of
@@ -313,12 +191,7 @@ pub unsafe extern "C" fn sluice_keyed_restore(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_restore", unsafe {
-        let op = handle(h)?;
-        let range = op.key_group_range(first_key_group, last_key_group)?;
-        match blob_arg(bytes, len)? {
-            Some(blob) => Ok(op.restore(&[blob], range)?),
-            None => Ok(()),
-        }
+        handle::restore(op(h)?, bytes, len, first_key_group, last_key_group)
     })
 }
 
@@ -332,7 +205,7 @@ pub unsafe extern "C" fn sluice_keyed_restore(
 pub unsafe extern "C" fn sluice_keyed_state_size(h: *mut sluice_keyed, out_bytes: *mut i64, out_keys: *mut i64) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_state_size", unsafe {
-        let op = handle(h)?;
+        let op = op(h)?;
         if !out_bytes.is_null() {
             ptr::write_unaligned(out_bytes, op.size() as i64);
         }

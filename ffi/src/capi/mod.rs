@@ -21,6 +21,7 @@ pub mod concat;
 pub mod digest;
 pub mod encode;
 pub mod error;
+pub(crate) mod handle;
 pub mod join;
 pub mod key_groups;
 pub mod keyed_operator;

@@ -6,15 +6,14 @@
 //! and the output field on every call; a handle does that once. A handle
 //! is used by one thread at a time (it may move between threads).
 
-use std::ptr;
-
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_schema::Field;
 use sluice_transpose::{RowConverter, Rows};
 
 use crate::capi::arrow_c::{read_field, take_array, OutSlot};
 use crate::capi::buffer::sluice_buffer;
-use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::error::FfiResult;
+use crate::capi::handle::{give, live};
 use crate::capi::rows::{converter, decode_rows, encode_rows, require_struct, row_field};
 
 /// A Flink `BinaryRowData` ⇄ Arrow struct converter for one schema.
@@ -33,12 +32,8 @@ pub struct sluice_row_converter {
 /// # Safety
 /// `c` is NULL or a live handle, used by no other thread during the call.
 unsafe fn handle<'a>(c: *mut sluice_row_converter) -> FfiResult<&'a mut sluice_row_converter> {
-    check_not_null!(c, "converter");
-    if !c.is_aligned() {
-        return Err(FfiError::invalid("converter is not aligned (not a sluice_row_converter)"));
-    }
-    // SAFETY: non-NULL, aligned, a live handle per the contract.
-    Ok(unsafe { &mut *c })
+    // SAFETY: forwarded contract.
+    unsafe { live(c, "sluice_row_converter") }
 }
 
 /// Builds a converter for `schema` (borrowed): a struct schema naming the
@@ -59,8 +54,7 @@ pub unsafe extern "C" fn sluice_row_converter_create(
         require_struct(&input, "schema")?;
         let conv = converter(&input)?;
         let output = row_field(&conv)?;
-        let c = Box::new(sluice_row_converter { conv, input, output, rows: Rows::default() });
-        ptr::write_unaligned(out, Box::into_raw(c));
+        give(out, sluice_row_converter { conv, input, output, rows: Rows::default() });
         Ok(())
     })
 }
@@ -72,13 +66,8 @@ pub unsafe extern "C" fn sluice_row_converter_create(
 /// invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn sluice_row_converter_free(c: *mut sluice_row_converter) {
-    if c.is_null() || !c.is_aligned() {
-        return;
-    }
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: a live handle from `Box::into_raw` per the contract.
-        drop(unsafe { Box::from_raw(c) });
-    }));
+    // SAFETY: forwarded contract.
+    unsafe { crate::capi::handle::free(c) }
 }
 
 /// `sluice_rows_to_arrow` with the converter's schema: decodes `n_rows`
