@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use common::{changelog, kvt_schema as schema, Cell, KeyedOp as Op};
 use proptest::prelude::*;
@@ -26,16 +26,11 @@ use RowKind::*;
 type In = (String, Option<i64>, i64);
 
 fn batch(rows: &[In]) -> RecordBatch {
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.1).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
-    ];
-    RecordBatch::try_new(schema(), cols).unwrap()
+    common::str_i64_i64(schema(), rows)
 }
 
 fn cells(r: &In) -> Vec<Cell> {
-    vec![Cell::S(r.0.clone()), r.1.map_or(Cell::Null, Cell::I), Cell::I(r.2)]
+    common::str_i64_i64_cells(r)
 }
 
 fn rec(kind: RowKind, k: &str, v: i64, t: i64) -> (RowKind, Vec<Cell>) {

@@ -7,7 +7,7 @@ mod common;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use common::{changelog, Cell};
 use proptest::prelude::*;
@@ -34,16 +34,11 @@ fn schema() -> SchemaRef {
 }
 
 fn batch(rows: &[In]) -> RecordBatch {
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.1).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
-    ];
-    RecordBatch::try_new(schema(), cols).unwrap()
+    common::str_i64_i64(schema(), rows)
 }
 
 fn cells(r: &In) -> Vec<Cell> {
-    vec![Cell::S(r.0.clone()), Cell::I(r.1), r.2.map_or(Cell::Null, Cell::I)]
+    common::str_i64_i64_cells(r)
 }
 
 type Rec = (RowKind, Vec<Cell>);

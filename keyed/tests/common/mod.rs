@@ -58,6 +58,34 @@ pub fn kvt_schema() -> arrow_schema::SchemaRef {
     ]))
 }
 
+/// A batch of `(Utf8, Int64, Int64)` rows of `schema` (e.g.
+/// [`kvt_schema`]); either integer may be nullable (`Option<i64>`) or not
+/// (`i64`).
+pub fn str_i64_i64<A, B>(schema: arrow_schema::SchemaRef, rows: &[(String, A, B)]) -> RecordBatch
+where
+    A: Copy + Into<Option<i64>>,
+    B: Copy + Into<Option<i64>>,
+{
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    use std::sync::Arc;
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0.as_str()))),
+        Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.1.into()))),
+        Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2.into()))),
+    ];
+    RecordBatch::try_new(schema, cols).unwrap()
+}
+
+/// The cells of one `(Utf8, Int64, Int64)` row, as [`rows`] reads them.
+pub fn str_i64_i64_cells<A, B>(r: &(String, A, B)) -> Vec<Cell>
+where
+    A: Copy + Into<Option<i64>>,
+    B: Copy + Into<Option<i64>>,
+{
+    let int = |v: Option<i64>| v.map_or(Cell::Null, Cell::I);
+    vec![Cell::S(r.0.clone()), int(r.1.into()), int(r.2.into())]
+}
+
 /// What the tests drive on every keyed operator (snapshots unwrapped: they
 /// cannot fail).
 pub trait KeyedOp {
