@@ -24,18 +24,20 @@ if ! command -v mvn >/dev/null 2>&1; then
     echo "mvn not found: install Maven (and a JDK 17)" >&2
     exit 1
 fi
-echo "== build libsluice for the jar (release, jni, glibc $JAR_GLIBC, stripped)"
+# Each stage's start, in seconds since this script began (where CI time goes).
+at() { printf '[%4d s] ' "$SECONDS"; }
+echo "$(at)== build libsluice for the jar (release, jni, glibc $JAR_GLIBC, stripped)"
 stage_jar_library
 
 for line in ${FLINK_LINES:-flink-1.20 flink-2}; do
-    echo "== mvn verify -P$line"
+    echo "$(at)== mvn verify -P$line"
     # -ntp: no download progress; Maven Central supplies Flink on a fresh machine.
     nexmark=()
     if [ -z "${MVN_ARGS:-}" ] && [[ " ${NEXMARK_LINES-flink-2} " == *" $line "* ]]; then
         nexmark=(-Dsluice.excluded.groups=soak)
     fi
     mvn -B -ntp -f java/pom.xml -P"$line" ${MVN_ARGS:-} "${nexmark[@]}" verify
-    echo "== README example -P$line (scripts/java-example.sh)"
+    echo "$(at)== README example -P$line (scripts/java-example.sh)"
     out=$(FLINK_LINE="$line" scripts/java-example.sh)
     echo "$out"
     # MD5('Ada') = 1a382809b7c03f686e12dd15677c5497 (md5sum); Flink's table print cuts it at 27 hex digits.
@@ -51,6 +53,7 @@ done
 if [ "${FUZZ:-1}" != 0 ] && [ -z "${MVN_ARGS:-}" ]; then
     line="${FLINK_LINES:-flink-2}"
     line="${line##* }"
-    echo "== JNI fuzzer: 60 s of Jazzer (io.sluice.jni.JniFuzzTest#jniEdge, -P$line)"
+    echo "$(at)== JNI fuzzer: 60 s of Jazzer (io.sluice.jni.JniFuzzTest#jniEdge, -P$line)"
     JAZZER_FUZZ=1 mvn -B -ntp -f java/pom.xml -P"$line" -Dtest='JniFuzzTest#jniEdge' -Dsurefire.failIfNoSpecifiedTests=false test
 fi
+echo "$(at)== done"

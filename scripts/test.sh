@@ -6,11 +6,26 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 ensure_rust
 
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's wall time is printed when the next one starts, and all of them
+# at the end, so a CI log shows where its minutes go.
+started=$SECONDS
+last=""
+last_at=$SECONDS
+times=()
+step() {
+    if [ -n "$last" ]; then
+        times+=("$(printf '%5d s  %s' $((SECONDS - last_at)) "$last")")
+    fi
+    last="$*"
+    last_at=$SECONDS
+    printf '\n=== %s\n' "$*"
+}
 
-step "Rust: format (rustfmt.toml), lints (clippy, warnings denied), docs (rustdoc, warnings denied)"
+step "Rust: format (rustfmt.toml)"
 cargo fmt --all --check
 (cd fuzz && cargo fmt --all --check)
+
+step "Rust: lints (clippy, warnings denied) and docs (rustdoc, warnings denied)"
 cargo clippy --locked --workspace --all-targets -- -D warnings
 # --lib: the demo binary and libsluice share the name `sluice`.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps --lib
@@ -35,3 +50,5 @@ if [ -f java/pom.xml ]; then
 fi
 
 step "all test steps passed"
+printf '%s\n' "${times[@]}"
+printf '%5d s  in all\n' $((SECONDS - started))

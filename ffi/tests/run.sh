@@ -53,9 +53,23 @@ if [[ "$CARGO_TEST" == 1 ]]; then
   cargo test -p sluice-ffi --quiet
 fi
 
-step "build libsluice ($PROFILE, mimalloc)"
-cargo build -p sluice-ffi "${CARGO_PROFILE[@]}" --quiet
-cp "$TARGET_DIR/$PROFILE/libsluice.so" "$TARGET_DIR/$PROFILE/libsluice.a" "$OUT/mimalloc/"
+# The release build is the one the jar ships (scripts/env.sh
+# stage_jar_library: cargo-zigbuild against glibc $JAR_GLIBC), so the C suite
+# tests what users get and scripts/java.sh finds it built (one release build
+# of the crate graph fewer on CI).
+if [[ "$PROFILE" == release && "$(uname -m)" == x86_64 ]]; then
+  step "build libsluice (release, mimalloc, glibc baseline of the jar)"
+  # shellcheck source=../../scripts/env.sh
+  . "$ROOT/scripts/env.sh"
+  ensure_zigbuild
+  triple=x86_64-unknown-linux-gnu
+  cargo zigbuild --locked --release -p sluice-ffi --target "$triple.$JAR_GLIBC" --quiet
+  cp "$TARGET_DIR/$triple/release/libsluice.so" "$TARGET_DIR/$triple/release/libsluice.a" "$OUT/mimalloc/"
+else
+  step "build libsluice ($PROFILE, mimalloc)"
+  cargo build -p sluice-ffi "${CARGO_PROFILE[@]}" --quiet
+  cp "$TARGET_DIR/$PROFILE/libsluice.so" "$TARGET_DIR/$PROFILE/libsluice.a" "$OUT/mimalloc/"
+fi
 
 step "build libsluice ($PROFILE, system allocator, for valgrind)"
 cargo build -p sluice-ffi "${CARGO_PROFILE[@]}" --no-default-features --quiet
