@@ -70,6 +70,23 @@ struct RowCtx<'a> {
     replaced_adds: bool,
 }
 
+/// One input row on its way through the join: its RowKind, its state
+/// record, its encoded row and the other side's matches.
+struct Step<'a, 'm> {
+    kind: RowKind,
+    rec: Rec<'m>,
+    row: &'a [u8],
+    ms: &'m [Match<'a>],
+}
+
+/// The state a row updates: its own side's, the other side's (association
+/// counts) and the byte accounting.
+struct States<'s> {
+    inp: &'s mut SideState,
+    oth: &'s mut SideState,
+    acct: &'s mut Accounting,
+}
+
 impl StreamingJoin {
     pub(super) fn process(
         &mut self,
@@ -147,9 +164,11 @@ impl StreamingJoin {
             }
             if kind.is_accumulate() {
                 acct.check(rec.worst_case_bytes())?;
-                accumulate(&ctx, kind, rec, row, &ms, inp_state, oth_state, acct, &mut out);
+                let st = States { inp: inp_state, oth: oth_state, acct };
+                accumulate(&ctx, Step { kind, rec, row, ms: &ms }, st, &mut out);
             } else {
-                retract(&ctx, kind, rec, row, &ms, inp_state, oth_state, acct, &mut out);
+                let st = States { inp: inp_state, oth: oth_state, acct };
+                retract(&ctx, Step { kind, rec, row, ms: &ms }, st, &mut out);
             }
         }
         let n = out.kinds.len();
@@ -213,18 +232,9 @@ fn emit_accumulate<'a>(
     });
 }
 
-#[allow(clippy::too_many_arguments)]
-fn accumulate<'a>(
-    ctx: &RowCtx<'a>,
-    kind: RowKind,
-    rec: Rec<'_>,
-    row: &'a [u8],
-    ms: &[Match<'a>],
-    inp_state: &mut SideState,
-    oth_state: &mut SideState,
-    acct: &mut Accounting,
-    out: &mut Out<'a>,
-) {
+fn accumulate<'a>(ctx: &RowCtx<'a>, step: Step<'a, '_>, st: States<'_>, out: &mut Out<'a>) {
+    let Step { kind, rec, row, ms } = step;
+    let States { inp: inp_state, oth: oth_state, acct } = st;
     // isAdditionalMatch: every accumulate counts on the released lines.
     let additional =
         ctx.replaced_adds || (inp_state.kind != ViewKind::JoinKeyContainsUniqueKey && !inp_state.has_record(rec));
@@ -247,18 +257,9 @@ fn accumulate<'a>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn retract<'a>(
-    ctx: &RowCtx<'a>,
-    kind: RowKind,
-    rec: Rec<'_>,
-    row: &'a [u8],
-    ms: &[Match<'a>],
-    inp_state: &mut SideState,
-    oth_state: &mut SideState,
-    acct: &mut Accounting,
-    out: &mut Out<'a>,
-) {
+fn retract<'a>(ctx: &RowCtx<'a>, step: Step<'a, '_>, st: States<'_>, out: &mut Out<'a>) {
+    let Step { kind, rec, row, ms } = step;
+    let States { inp: inp_state, oth: oth_state, acct } = st;
     inp_state.retract(rec, acct);
     if ms.is_empty() {
         if ctx.inp_outer {
