@@ -556,3 +556,21 @@ fn a_running_fold_over_known_keys_allocates_per_batch() {
     assert_eq!((s.num_rows(), b.num_rows()), (64, 4096));
     assert!(a_big <= a_small + 2 && a_big < 64, "4096 rows {a_big} allocations, 64 rows {a_small}");
 }
+
+/// `RowTimeRangeBoundedPrecedingFunction.onTimer`: an outdated cleanup
+/// timer (one a later row superseded) still sets `lastTriggeringTs` when it
+/// fires, so a row at or before it is late afterwards.
+#[test]
+fn an_outdated_cleanup_timer_moves_the_last_trigger() {
+    let mut o = op(OverTime::RowTime { column: 2 }, OverFrame::Range(3));
+    // t=1 registers 1 + 4 + 1 = 6; t=5 needs 9 > 6 and registers 5 + 4 + 1 = 10.
+    push(&mut o, &[r("k", 1, 1), r("k", 2, 5)]);
+    assert_eq!(wm(&mut o, 7).len(), 2);
+    // The timer at 6 fired (the state stays: 10 is the cleanup time).
+    push(&mut o, &[r("k", 3, 6)]);
+    assert_eq!(o.late_dropped(), 1);
+    push(&mut o, &[r("k", 4, 7)]);
+    assert_eq!(o.late_dropped(), 1);
+    // Frame at 7: rows within 3 of 7 (5 and 7).
+    assert_eq!(cols(&wm(&mut o, 8), &[1, 6]), vec![vec![Cell::I(4), Cell::I(6)]]);
+}
