@@ -29,7 +29,9 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice_engine::keyed::spec::{self, OperatorSpec, SpecKind};
 use sluice_engine::keyed::KeyedOperator;
-use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind, SortColumn, StateBackendKind, TopNStrategy};
+use sluice_keyed::{
+    AggKind, AggSpec, DedupOrder, Keep, OverFrame, OverTime, RowKind, SortColumn, StateBackendKind, TopNStrategy,
+};
 
 use crate::calc::Gen;
 
@@ -109,6 +111,7 @@ pub fn print(s: &OperatorSpec) -> String {
         SpecKind::Normalize { .. } => "normalize",
         SpecKind::Dedup { .. } => "dedup",
         SpecKind::TopN { .. } => "topn",
+        SpecKind::Over(_) => "over",
     };
     let mut out =
         format!("{op} keys={} max_parallelism={} update_before={}", list(&s.keys), s.max_parallelism, s.update_before);
@@ -117,14 +120,20 @@ pub fn print(s: &OperatorSpec) -> String {
     }
     match &s.kind {
         SpecKind::GroupAgg { aggs, retractable } => {
-            let aggs: Vec<String> = aggs
-                .iter()
-                .map(|a| match (a.kind, a.column) {
-                    (AggKind::CountStar, _) | (_, None) => "count(*)".to_string(),
-                    (k, Some(c)) => format!("{}({c})", agg_name(k)),
-                })
-                .collect();
-            out.push_str(&format!(" aggs={} retractable={retractable}", aggs.join(",")));
+            out.push_str(&format!(" aggs={} retractable={retractable}", agg_list(aggs)));
+        }
+        SpecKind::Over(o) => {
+            let order = match o.time {
+                OverTime::ProcTime => "proctime".to_string(),
+                OverTime::RowTime { column } => format!("rowtime({column})"),
+            };
+            let frame = match o.frame {
+                OverFrame::RowsUnbounded => "rows preceding=unbounded".to_string(),
+                OverFrame::RangeUnbounded => "range preceding=unbounded".to_string(),
+                OverFrame::Rows(n) => format!("rows preceding={n}"),
+                OverFrame::Range(ms) => format!("range preceding={ms}"),
+            };
+            out.push_str(&format!(" order={order} frame={frame} aggs={}", agg_list(&o.aggs)));
         }
         SpecKind::Normalize { drop_equal_update_after } => {
             let v = if *drop_equal_update_after { "drop" } else { "emit" };
@@ -158,6 +167,15 @@ pub fn print(s: &OperatorSpec) -> String {
         }
     }
     out
+}
+
+/// `aggs=` spelled out.
+fn agg_list(aggs: &[AggSpec]) -> String {
+    let one = |a: &AggSpec| match (a.kind, a.column) {
+        (AggKind::CountStar, _) | (_, None) => "count(*)".to_string(),
+        (k, Some(c)) => format!("{}({c})", agg_name(k)),
+    };
+    aggs.iter().map(one).collect::<Vec<_>>().join(",")
 }
 
 /// `order=` spelled out: `column:asc|desc:nulls_first|nulls_last` per entry.
@@ -252,6 +270,14 @@ pub fn check(input: &Input) {
         SpecKind::TopN { order, rank_start, rank_end, .. } => {
             assert!(!order.is_empty() && order.iter().all(|s| s.column < n), "{text:?}: order {order:?}");
             assert!(1 <= *rank_start && rank_start <= rank_end, "{text:?}: ranks {rank_start}..={rank_end}");
+        }
+        SpecKind::Over(o) => {
+            assert!(!o.aggs.is_empty() && o.aggs.iter().all(|a| a.column.is_none_or(|c| c < n)), "{text:?}");
+            if let OverTime::RowTime { column } = o.time {
+                assert!(column < n, "{text:?}: rowtime column {column}");
+            }
+            let proctime_range = o.time == OverTime::ProcTime && matches!(o.frame, OverFrame::Range(_));
+            assert!(!proctime_range, "{text:?}: proctime RANGE INTERVAL accepted");
         }
     }
 

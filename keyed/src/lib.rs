@@ -14,6 +14,9 @@
 //! * [`TopN`]: ROW_NUMBER Top-N over a changelog, with each of Flink's three
 //!   ranking functions (`AppendOnlyTopNFunction`, `RetractableTopNFunction`,
 //!   `FastTop1Function`).
+//! * [`OverAggregate`]: `agg OVER (PARTITION BY … ORDER BY time ROWS|RANGE …)`,
+//!   unbounded or bounded preceding, rowtime or proctime (the
+//!   `RowTime*PrecedingFunction`s and `ProcTime*PrecedingFunction`s).
 //!
 //! # Borrow before owning
 //! State is keyed by the encoded key bytes ([`ByteKeyMap`]); the key rows of a
@@ -40,6 +43,7 @@ pub mod join;
 pub mod key_encoder;
 mod keyed_rows;
 pub mod normalize;
+pub mod over;
 mod payload;
 pub mod row_kind;
 pub mod snapshot;
@@ -58,6 +62,7 @@ pub use group_agg::{GroupAggOptions, GroupAggregate};
 pub use join::{CmpOp, CondTerm, JoinLine, JoinOptions, JoinSide, JoinType, StreamingJoin, ViewKind};
 pub use key_encoder::{FlinkKeyEncoder, KeyBlock, KeyEncoder, TransposeKeyEncoder};
 pub use normalize::{ChangelogNormalize, NormalizeOptions};
+pub use over::{OverAggregate, OverFrame, OverOptions, OverTime};
 pub use row_kind::RowKind;
 pub use state::{ByteKeyMap, KeyProbe};
 pub use topn::{SortColumn, TopN, TopNOptions, TopNStrategy};

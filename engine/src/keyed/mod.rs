@@ -23,6 +23,7 @@ pub mod join;
 pub mod operator;
 pub mod rows;
 pub mod spec;
+pub mod spec_over;
 
 pub use join::{parse_join, JoinOperator};
 pub use operator::{KeyedOperator, Operator};

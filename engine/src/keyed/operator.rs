@@ -8,7 +8,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use sluice_keyed::row_kind::row_kinds_from_bytes;
 use sluice_keyed::{
     ChangelogNormalize, DedupOptions, Deduplicate, GroupAggOptions, GroupAggregate, KeyGroupRange, NormalizeOptions,
-    RowKind, TopN, TopNOptions,
+    OverAggregate, RowKind, TopN, TopNOptions,
 };
 use sluice_transpose::FlinkType;
 
@@ -26,6 +26,9 @@ pub enum Operator {
     Dedup(Deduplicate),
     /// `topn`: [`TopN`].
     TopN(TopN),
+    /// `over`: [`OverAggregate`] (boxed: its per-step buffers make it the
+    /// largest operator by far).
+    Over(Box<OverAggregate>),
 }
 
 /// A keyed operator created from a spec string (see [`spec`]),
@@ -179,10 +182,12 @@ impl KeyedOperator {
                 Operator::Dedup(Deduplicate::new(s, keys, o)?)
             }
             SpecKind::TopN { .. } => Operator::TopN(topn_operator(s, &spec)?),
+            SpecKind::Over(o) => Operator::Over(Box::new(crate::keyed::spec_over::over_operator(s, &spec, o)?)),
         };
         let raw_out = match &operator {
             Operator::GroupAgg(g) => g.output_schema(),
             Operator::TopN(t) => t.output_schema(),
+            Operator::Over(o) => o.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
         let (output_schema, output_field) = output_parts(&raw_out)?;
@@ -208,7 +213,8 @@ impl KeyedOperator {
     /// The schema of emitted batches; every field carries `flink.type`.
     /// `group_agg`: key columns then one column per aggregate; `normalize`
     /// and `dedup`: the input schema; `topn`: the input schema, plus
-    /// `rank_number` (Int64) with `rank_number=true`.
+    /// `rank_number` (Int64) with `rank_number=true`; `over`: the input
+    /// schema, then one column per aggregate.
     pub fn output_schema(&self) -> &SchemaRef {
         &self.output_schema
     }
@@ -231,6 +237,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.size(),
             Operator::Dedup(o) => o.size(),
             Operator::TopN(o) => o.size(),
+            Operator::Over(o) => o.size(),
         }
     }
 
@@ -241,6 +248,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.num_keys(),
             Operator::Dedup(o) => o.num_keys(),
             Operator::TopN(o) => o.num_partitions(),
+            Operator::Over(o) => o.num_keys(),
         }
     }
 
@@ -260,6 +268,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.process(batch, row_kinds)?,
             Operator::Dedup(o) => o.process(batch, row_kinds)?,
             Operator::TopN(o) => o.process(batch, row_kinds)?,
+            Operator::Over(o) => o.process(batch, row_kinds)?,
         };
         Ok((relabel(&self.output_schema, &out)?, kinds))
     }
@@ -293,8 +302,9 @@ impl KeyedOperator {
     }
 
     /// Advances the event-time watermark to `watermark` (epoch millis) and
-    /// returns what that emits: always an empty batch for these
-    /// operators. With state TTL off, Flink's `GroupAggFunction`, the
+    /// returns what that emits. A rowtime `over` emits the buffered rows
+    /// whose event-time timers fire ([`OverAggregate::advance_watermark`]);
+    /// every other operator emits an empty batch. With state TTL off, Flink's `GroupAggFunction`, the
     /// proctime deduplications / `ChangelogNormalize`, the (non
     /// mini-batch) `RowTimeDeduplicateFunction` and the three Top-N
     /// functions all emit while processing
@@ -304,9 +314,13 @@ impl KeyedOperator {
     /// Flink operator's watermark never goes back.
     ///
     /// # Errors
-    /// None today (an empty batch of the output schema cannot fail).
+    /// `over`: a stored row that does not decode. Otherwise none.
     pub fn advance_watermark(&mut self, watermark: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
         self.watermark = Some(self.watermark.map_or(watermark, |w| w.max(watermark)));
+        if let Operator::Over(o) = &mut self.operator {
+            let (out, kinds) = o.advance_watermark(watermark)?;
+            return Ok((relabel(&self.output_schema, &out)?, kinds));
+        }
         Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
     }
 
@@ -334,6 +348,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.snapshot(range)?,
             Operator::Dedup(o) => o.snapshot(range)?,
             Operator::TopN(o) => o.snapshot(range)?,
+            Operator::Over(o) => o.snapshot(range)?,
         })
     }
 
@@ -354,6 +369,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.snapshot_key_groups(range)?,
             Operator::Dedup(o) => o.snapshot_key_groups(range)?,
             Operator::TopN(o) => o.snapshot_key_groups(range)?,
+            Operator::Over(o) => o.snapshot_key_groups(range)?,
         };
         dense_blobs(range, sparse)
     }
@@ -378,6 +394,7 @@ impl KeyedOperator {
                 Operator::Normalize(o) => o.restore(blob, range),
                 Operator::Dedup(o) => o.restore(blob, range),
                 Operator::TopN(o) => o.restore(blob, range),
+                Operator::Over(o) => o.restore(blob, range),
             };
             r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
         }

@@ -28,6 +28,8 @@
 //!   equal_update_after=drop|emit  a +U equal to the stored row: dropped like an equal +I
 //!                             (Flink 2.x) or answered with -U prev, +U cur (Flink 1.20);
 //!                             default drop
+//! over:                       agg OVER (PARTITION BY keys ORDER BY time ROWS|RANGE …): see
+//!                             [`spec_over`](super::spec_over) for its options
 //! topn:                       ROW_NUMBER() OVER (PARTITION BY keys ORDER BY order) in a
 //!                             constant rank range (keys= may be empty: no PARTITION BY)
 //!   order=sort ( ',' sort )*  required; sort := column [':asc'|':desc'] [':nulls_first'|':nulls_last'];
@@ -119,6 +121,8 @@ pub enum SpecKind {
         /// Append the rank number column.
         rank_number: bool,
     },
+    /// `over` (see [`spec_over`](crate::keyed::spec_over)).
+    Over(crate::keyed::spec_over::OverSpec),
 }
 
 pub(crate) fn spec_err(message: impl Into<String>) -> Error {
@@ -137,6 +141,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         "normalize" => &["equal_update_after"],
         "dedup" => &["keep", "order", "insert", "backend"],
         "topn" => TOPN_OPTIONS,
+        "over" => crate::keyed::spec_over::OVER_OPTIONS,
         other => {
             return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize, dedup or topn)")))
         }
@@ -161,7 +166,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     let keys = match require("keys")? {
         // A global aggregate / a Top-N without PARTITION BY: Flink keys it
         // by the empty row (one group).
-        "" if op == "group_agg" || op == "topn" => Vec::new(),
+        "" if op == "group_agg" || op == "topn" || op == "over" => Vec::new(),
         k => columns(k, schema, "keys")?,
     };
     let max_parallelism =
@@ -189,6 +194,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
             },
         },
         "topn" => topn_kind(&get, schema)?,
+        "over" => SpecKind::Over(crate::keyed::spec_over::over_kind(&get, schema)?),
         _ => SpecKind::Dedup {
             keep: match require("keep")? {
                 "first" => Keep::First,
@@ -299,7 +305,7 @@ pub(crate) fn boolean(v: Option<&str>, name: &str, default: bool) -> Result<bool
 }
 
 /// `name(arg)` → `(name, arg)`.
-fn call(s: &str) -> Option<(&str, &str)> {
+pub(crate) fn call(s: &str) -> Option<(&str, &str)> {
     let (name, rest) = s.split_once('(')?;
     let arg = rest.strip_suffix(')')?;
     Some((name, arg))
@@ -324,7 +330,7 @@ pub(crate) fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>
     s.split(',').map(|c| column(c, schema, what)).collect()
 }
 
-fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
+pub(crate) fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
     if s.is_empty() {
         return Err(spec_err("aggs= is empty"));
     }

@@ -502,11 +502,72 @@ static void test_state_budget(void) {
   sluice_keyed_free(h);
 }
 
+/* Advances the watermark and checks what it emits. */
+static void watermark_expect(struct sluice_keyed *h, int64_t wm, const struct row *want, int n_want, int n_vals) {
+  struct ArrowArray out;
+  struct ArrowSchema out_schema;
+  struct sluice_buffer out_kinds = {0};
+  int32_t rc = sluice_keyed_advance_watermark(h, wm, &out, &out_schema, &out_kinds);
+  CHECK(rc == SLUICE_OK, "watermark %lld rc %d", (long long)wm, rc);
+  if (rc == SLUICE_OK) expect_rows(&out, &out_schema, &out_kinds, want, n_want, n_vals);
+}
+
+/* OVER (Flink's OverAggregate): a rowtime RANGE UNBOUNDED fold emits on the
+ * watermark, rows of one timestamp with one value, late rows dropped
+ * (RowTimeRangeUnboundedPrecedingFunction); a proctime ROWS 1 PRECEDING
+ * frame emits on push (ProcTimeRowsBoundedPrecedingFunction). */
+static void test_over(void) {
+  struct sluice_keyed *h = create("over keys=k order=rowtime(v) frame=range preceding=unbounded aggs=count(*),sum(v)");
+  if (!h) return;
+  static const char *const k[] = {"a", "a", "b", "a"};
+  static const int64_t v[] = {5, 3, 4, 3};
+  push_expect(h, k, v, NULL, NULL, 4, NULL, 0, 3);
+  static const struct row at4[] = {{0, "a", {3, 2, 6}}, {0, "a", {3, 2, 6}}, {0, "b", {4, 1, 4}}};
+  watermark_expect(h, 4, at4, 3, 3);
+  /* (a, 2) is late: at or before the watermark 4. */
+  static const char *const k2[] = {"a"};
+  static const int64_t v2[] = {2};
+  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
+  static const struct row at10[] = {{0, "a", {5, 3, 11}}};
+  watermark_expect(h, 10, at10, 1, 3);
+  CHECK(keys_in_state(h) == 2, "2 keys");
+  /* OVER input is insert-only. */
+  struct ArrowSchema schema;
+  kv_schema(&schema);
+  struct ArrowArray batch, out;
+  struct ArrowSchema out_schema;
+  struct sluice_buffer out_kinds = {0};
+  int released = 0;
+  static const int8_t del[] = {3};
+  kv_batch(&batch, k2, v2, NULL, 1, &released);
+  int32_t rc = sluice_keyed_push(h, &batch, &schema, del, &out, &out_schema, &out_kinds);
+  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "insert-only") != NULL, "-D rc %d: %s", rc,
+        sluice_last_error());
+  schema.release(&schema);
+  sluice_keyed_free(h);
+
+  h = create("over keys=k order=proctime frame=rows preceding=1 aggs=max(v)");
+  if (!h) return;
+  static const char *const k3[] = {"a", "a", "a"};
+  static const int64_t v3[] = {1, 3, 2};
+  static const struct row frames[] = {{0, "a", {1, 1}}, {0, "a", {3, 3}}, {0, "a", {2, 3}}};
+  push_expect(h, k3, v3, NULL, NULL, 3, frames, 3, 2);
+  sluice_keyed_free(h);
+
+  kv_schema(&schema);
+  struct sluice_keyed *bad = NULL;
+  rc = sluice_keyed_create("over keys=k order=proctime frame=range preceding=10 aggs=sum(v)", &schema, &bad);
+  CHECK(rc != SLUICE_OK && bad == NULL && strstr(sluice_last_error(), "wall-clock") != NULL, "proctime RANGE rc %d",
+        rc);
+  schema.release(&schema);
+}
+
 int main(void) {
   RUN(test_group_agg_changelog);
   RUN(test_normalize_changelog);
   RUN(test_dedup_first_and_last);
   RUN(test_topn);
+  RUN(test_over);
   RUN(test_snapshot_restore);
   RUN(test_create_errors);
   RUN(test_null_handle);

@@ -47,10 +47,10 @@ use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, OpTag, SnapshotFormat, Writer};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
-mod accumulator;
+pub(crate) mod accumulator;
 mod count;
 mod current;
-mod drive;
+pub(crate) mod drive;
 mod history;
 mod multiset;
 mod output;
@@ -571,7 +571,7 @@ impl GroupAggregate {
 
 /// The accumulator of `r`. `retractable` picks the multiset / history
 /// accumulators for MIN/MAX/FIRST/LAST.
-fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
+pub(crate) fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
     match (r.kind, r.vtype) {
         (AggKind::CountStar | AggKind::Count, _) => Groups::boxed(count::Count::new(r.kind)),
         (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Groups::boxed(sum::SumF64::new(r.kind)),
@@ -593,14 +593,14 @@ fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator
 }
 
 /// One aggregate call of the GROUP BY: its input column and its accumulators.
-struct Aggregate {
-    column: Option<usize>,
-    acc: Box<dyn GroupsAccumulator>,
+pub(crate) struct Aggregate {
+    pub(crate) column: Option<usize>,
+    pub(crate) acc: Box<dyn GroupsAccumulator>,
 }
 
 impl Aggregate {
     /// [`GroupsAccumulator::update_batch`] on this aggregate's input column of `columns`.
-    fn update(
+    pub(crate) fn update(
         &mut self,
         columns: &[ArrayRef],
         plan: &Plan<'_>,
@@ -616,7 +616,7 @@ impl Aggregate {
 }
 
 #[inline]
-fn apply_delta(acct: &mut Accounting, delta: isize) {
+pub(crate) fn apply_delta(acct: &mut Accounting, delta: isize) {
     if delta >= 0 {
         acct.charge(delta as usize)
     } else {

@@ -1,0 +1,198 @@
+//! OVER aggregation: the borrowed-byte operator beside its owned-key
+//! variant (a fresh `Vec<u8>` partition key per probe) and, for the running
+//! fold, a plainly written scalar reference (owned `String` keys in a
+//! `HashMap`, one output row built per input row), in one run.
+//!
+//! 4,096-row batches over 1, 256 and 4,096 partitions. Each case first
+//! prints allocations per row (counting allocator below) and interleaved
+//! minimum / median times, then runs the criterion groups:
+//!
+//! * `over/running_fold`: `COUNT(*), SUM(v) OVER (PARTITION BY p ORDER BY
+//!   proctime ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`
+//!   (`ProcTimeUnboundedPrecedingFunction`), every key already in state.
+//! * `over/bounded_rows`: `SUM(v), MAX(v) OVER (… ROWS BETWEEN 9 PRECEDING
+//!   AND CURRENT ROW)` (`ProcTimeRowsBoundedPrecedingFunction`: a retraction
+//!   and an accumulation per row once the frames are full).
+//! * `over/rowtime_fold`: the running fold ordered by rowtime
+//!   (`RowTimeRowsUnboundedPrecedingFunction`): one iteration buffers a
+//!   batch (a fresh rowtime column each time) and fires it with the next
+//!   watermark.
+//!
+//! Run: `cargo bench -p sluice-keyed --bench over -- --warm-up-time 1 --measurement-time 3`
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use sluice_keyed::{AggSpec, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
+
+#[global_allocator]
+static A: CountingAlloc = CountingAlloc::system();
+
+const ROWS: usize = 4096;
+const PARTITIONS: [usize; 3] = [1, 256, 4096];
+
+/// `p` VARCHAR partition, `v` BIGINT value, `t` BIGINT rowtime (`t0 + i`).
+fn batch(parts: usize, t0: i64) -> RecordBatch {
+    let p: ArrayRef =
+        Arc::new(StringArray::from((0..ROWS).map(|i| format!("partition-{}", i % parts)).collect::<Vec<_>>()));
+    let v: ArrayRef = Arc::new(Int64Array::from((0..ROWS).map(|i| (i as i64 * 7919) % 1000).collect::<Vec<_>>()));
+    let t: ArrayRef = Arc::new(Int64Array::from((0..ROWS).map(|i| t0 + i as i64).collect::<Vec<_>>()));
+    RecordBatch::try_from_iter([("p", p), ("v", v), ("t", t)]).unwrap()
+}
+
+fn over(time: OverTime, frame: OverFrame, aggs: Vec<AggSpec>, owned: bool) -> OverAggregate {
+    let b = batch(1, 0);
+    let mut o = OverAggregate::new(b.schema(), vec![0], aggs, OverOptions::new(time, frame)).unwrap();
+    o.set_owned_key_probe(owned);
+    o
+}
+
+/// The scalar running fold: owned keys, one output row per input row.
+#[derive(Default)]
+struct Model {
+    keys: HashMap<String, (i64, i64)>,
+    out: Vec<(String, i64, i64, i64)>,
+}
+
+impl Model {
+    fn step(&mut self, b: &RecordBatch) {
+        let p = b.column(0).as_string::<i32>();
+        let v = b.column(1).as_primitive::<Int64Type>();
+        self.out.clear();
+        for i in 0..b.num_rows() {
+            let key = p.value(i).to_string();
+            let acc = self.keys.entry(key.clone()).or_default();
+            acc.0 += 1;
+            acc.1 += v.value(i);
+            self.out.push((key, v.value(i), acc.0, acc.1));
+        }
+    }
+}
+
+fn timed(runs: usize, f: &mut dyn FnMut()) -> (f64, f64) {
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    (t[0], t[runs / 2])
+}
+
+/// Allocations per row and interleaved min / median time per row of each
+/// variant, printed on stderr.
+fn report(group: &str, parts: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
+    for (name, f) in variants.iter_mut() {
+        f();
+        let (a, _) = count_allocs(&mut **f);
+        let (min, med) = timed(15, &mut **f);
+        eprintln!(
+            "{group:<18} partitions={parts:<5} {name:<9} allocs/row {:>7.3}  min {:>8.1} ns/row  med {:>8.1} ns/row",
+            a as f64 / ROWS as f64,
+            min * 1e9 / ROWS as f64,
+            med * 1e9 / ROWS as f64
+        );
+    }
+}
+
+fn running_fold(c: &mut Criterion) {
+    let mut g = c.benchmark_group("over/running_fold");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    let kinds = vec![RowKind::Insert; ROWS];
+    for parts in PARTITIONS {
+        let b = batch(parts, 0);
+        let aggs = vec![AggSpec::count_star(), AggSpec::sum(1)];
+        let mut ops: Vec<OverAggregate> =
+            [false, true].map(|owned| over(OverTime::ProcTime, OverFrame::RowsUnbounded, aggs.clone(), owned)).into();
+        let mut model = Model::default();
+        for o in &mut ops {
+            o.process(&b, &kinds).unwrap();
+        }
+        model.step(&b);
+        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
+        let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
+        let mut run_m = || model.step(black_box(&b));
+        report(
+            "over/running_fold",
+            parts,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
+        );
+        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
+        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+        g.bench_function(BenchmarkId::new("reference", parts), |bn| bn.iter(&mut run_m));
+    }
+    g.finish();
+}
+
+fn bounded_rows(c: &mut Criterion) {
+    let mut g = c.benchmark_group("over/bounded_rows");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    let kinds = vec![RowKind::Insert; ROWS];
+    for parts in PARTITIONS {
+        let b = batch(parts, 0);
+        let aggs = vec![AggSpec::sum(1), AggSpec::max(1)];
+        let mut ops: Vec<OverAggregate> =
+            [false, true].map(|owned| over(OverTime::ProcTime, OverFrame::Rows(9), aggs.clone(), owned)).into();
+        for o in &mut ops {
+            // Fill every frame (10 rows per partition).
+            for _ in 0..10 {
+                o.process(&b, &kinds).unwrap();
+            }
+        }
+        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
+        let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
+        report("over/bounded_rows", parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
+        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
+        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+    }
+    g.finish();
+}
+
+fn rowtime_fold(c: &mut Criterion) {
+    let mut g = c.benchmark_group("over/rowtime_fold");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    let kinds = vec![RowKind::Insert; ROWS];
+    for parts in PARTITIONS {
+        let aggs = vec![AggSpec::count_star(), AggSpec::sum(1)];
+        let time = OverTime::RowTime { column: 2 };
+        let mut ops: Vec<OverAggregate> =
+            [false, true].map(|owned| over(time, OverFrame::RowsUnbounded, aggs.clone(), owned)).into();
+        let mut ts = [0i64; 2];
+        let base = batch(parts, 0);
+        // The partition and value columns are shared; only the rowtimes move on.
+        let step = |o: &mut OverAggregate, t: &mut i64| {
+            let times: ArrayRef = Arc::new(Int64Array::from_iter_values(*t..*t + ROWS as i64));
+            let b = RecordBatch::try_new(base.schema(), vec![base.column(0).clone(), base.column(1).clone(), times])
+                .unwrap();
+            o.process(&b, &kinds).unwrap();
+            *t += ROWS as i64;
+            let (out, _) = o.advance_watermark(*t).unwrap();
+            assert_eq!(out.num_rows(), ROWS);
+        };
+        for (o, t) in ops.iter_mut().zip(ts.iter_mut()) {
+            step(o, t);
+        }
+        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let [tb, to] = &mut ts;
+        let mut run_b = || step(borrowed, tb);
+        let mut run_o = || step(owned, to);
+        report("over/rowtime_fold", parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
+        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
+        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, running_fold, bounded_rows, rowtime_fold);
+criterion_main!(benches);
