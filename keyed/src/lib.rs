@@ -14,6 +14,8 @@
 //! * [`TopN`]: ROW_NUMBER Top-N over a changelog, with each of Flink's three
 //!   ranking functions (`AppendOnlyTopNFunction`, `RetractableTopNFunction`,
 //!   `FastTop1Function`).
+//! * [`WindowAggregate`]: the window TVF aggregate over TUMBLE, HOP and
+//!   CUMULATE on rowtime (`WindowAggOperator` with the slicing processors).
 //!
 //! # Borrow before owning
 //! State is keyed by the encoded key bytes ([`ByteKeyMap`]); the key rows of a
@@ -45,6 +47,7 @@ pub mod row_kind;
 pub mod snapshot;
 pub mod state;
 pub mod topn;
+pub mod window;
 
 pub use agg::{AggKind, AggSpec};
 pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep, StateBackendKind};
@@ -61,3 +64,4 @@ pub use normalize::{ChangelogNormalize, NormalizeOptions};
 pub use row_kind::RowKind;
 pub use state::{ByteKeyMap, KeyProbe};
 pub use topn::{SortColumn, TopN, TopNOptions, TopNStrategy};
+pub use window::{WindowAggOptions, WindowAggregate, WindowKind, WindowSpec};

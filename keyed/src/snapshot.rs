@@ -35,6 +35,8 @@ pub(crate) enum OpTag {
     Normalize = 2,
     Dedup = 3,
     TopN = 4,
+    /// The window TVF aggregate (`WindowAggregate`).
+    Window = 6,
     /// The updating join (`StreamingJoin`); 8 leaves room for other operators' tags.
     Join = 8,
 }
@@ -47,6 +49,7 @@ impl OpTag {
             OpTag::Normalize => "ChangelogNormalize",
             OpTag::Dedup => "Deduplicate",
             OpTag::TopN => "Rank (Top-N)",
+            OpTag::Window => "WindowAggregate",
             OpTag::Join => "StreamingJoin",
         }
     }
@@ -372,7 +375,7 @@ fn read_sections(
     let mut r = Reader::new(body, 6);
     let t = r.u8("operator tag")?;
     if t != tag as u8 {
-        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN, OpTag::Join]
+        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN, OpTag::Window, OpTag::Join]
             .into_iter()
             .find(|k| *k as u8 == t)
             .map_or("an unknown operator", OpTag::name);

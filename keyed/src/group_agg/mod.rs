@@ -50,10 +50,10 @@ use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 mod accumulator;
 mod count;
 mod current;
-mod drive;
+pub(crate) mod drive;
 mod history;
 mod multiset;
-mod output;
+pub(crate) mod output;
 mod sum;
 
 /// Options of [`GroupAggregate`].
