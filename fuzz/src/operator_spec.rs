@@ -29,7 +29,9 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice_engine::keyed::spec::{self, OperatorSpec, SpecKind};
 use sluice_engine::keyed::KeyedOperator;
-use sluice_keyed::{AggKind, DedupOrder, Keep, RowKind, SortColumn, StateBackendKind, TopNStrategy};
+use sluice_keyed::{
+    AggKind, AggSpec, DedupOrder, Keep, RowKind, SortColumn, StateBackendKind, TopNStrategy, WindowKind,
+};
 
 use crate::calc::Gen;
 
@@ -109,6 +111,7 @@ pub fn print(s: &OperatorSpec) -> String {
         SpecKind::Normalize { .. } => "normalize",
         SpecKind::Dedup { .. } => "dedup",
         SpecKind::TopN { .. } => "topn",
+        SpecKind::Window { .. } => "window",
     };
     let mut out =
         format!("{op} keys={} max_parallelism={} update_before={}", list(&s.keys), s.max_parallelism, s.update_before);
@@ -117,14 +120,15 @@ pub fn print(s: &OperatorSpec) -> String {
     }
     match &s.kind {
         SpecKind::GroupAgg { aggs, retractable } => {
-            let aggs: Vec<String> = aggs
-                .iter()
-                .map(|a| match (a.kind, a.column) {
-                    (AggKind::CountStar, _) | (_, None) => "count(*)".to_string(),
-                    (k, Some(c)) => format!("{}({c})", agg_name(k)),
-                })
-                .collect();
-            out.push_str(&format!(" aggs={} retractable={retractable}", aggs.join(",")));
+            out.push_str(&format!(" aggs={} retractable={retractable}", agg_list(aggs)));
+        }
+        SpecKind::Window { window, rowtime, aggs } => {
+            let w = match window.kind {
+                WindowKind::Tumble { size } => format!("tumble({size})"),
+                WindowKind::Hop { size, slide } => format!("hop({size},{slide})"),
+                WindowKind::Cumulate { max_size, step } => format!("cumulate({max_size},{step})"),
+            };
+            out.push_str(&format!(" rowtime={rowtime} window={w} offset={} aggs={}", window.offset, agg_list(aggs)));
         }
         SpecKind::Normalize { drop_equal_update_after } => {
             let v = if *drop_equal_update_after { "drop" } else { "emit" };
@@ -158,6 +162,15 @@ pub fn print(s: &OperatorSpec) -> String {
         }
     }
     out
+}
+
+/// `aggs=` spelled out, columns by index.
+fn agg_list(aggs: &[AggSpec]) -> String {
+    let each = |a: &AggSpec| match (a.kind, a.column) {
+        (AggKind::CountStar, _) | (_, None) => "count(*)".to_string(),
+        (k, Some(c)) => format!("{}({c})", agg_name(k)),
+    };
+    aggs.iter().map(each).collect::<Vec<_>>().join(",")
 }
 
 /// `order=` spelled out: `column:asc|desc:nulls_first|nulls_last` per entry.
@@ -235,7 +248,7 @@ pub fn check(input: &Input) {
     assert!(parsed.keys.iter().all(|k| *k < n), "{text:?}: keys {:?}", parsed.keys);
     assert!((1..=1 << 15).contains(&parsed.max_parallelism), "{text:?}");
     match &parsed.kind {
-        SpecKind::GroupAgg { aggs, .. } => {
+        SpecKind::GroupAgg { aggs, .. } | SpecKind::Window { aggs, .. } => {
             assert!(!aggs.is_empty(), "{text:?}: no aggregate");
             for a in aggs {
                 assert_eq!(a.column.is_none(), a.kind == AggKind::CountStar, "{text:?}: {a:?}");

@@ -23,6 +23,7 @@ pub mod join;
 pub mod operator;
 pub mod rows;
 pub mod spec;
+mod spec_window;
 
 pub use join::{parse_join, JoinOperator};
 pub use operator::{KeyedOperator, Operator};
@@ -33,3 +34,5 @@ pub use spec::{OperatorSpec, SpecKind};
 mod join_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod window_tests;

@@ -8,7 +8,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use sluice_keyed::row_kind::row_kinds_from_bytes;
 use sluice_keyed::{
     ChangelogNormalize, DedupOptions, Deduplicate, GroupAggOptions, GroupAggregate, KeyGroupRange, NormalizeOptions,
-    RowKind, TopN, TopNOptions,
+    RowKind, TopN, TopNOptions, WindowAggregate,
 };
 use sluice_transpose::FlinkType;
 
@@ -26,6 +26,8 @@ pub enum Operator {
     Dedup(Deduplicate),
     /// `topn`: [`TopN`].
     TopN(TopN),
+    /// `window`: [`WindowAggregate`].
+    Window(WindowAggregate),
 }
 
 /// A keyed operator created from a spec string (see [`spec`]),
@@ -179,10 +181,12 @@ impl KeyedOperator {
                 Operator::Dedup(Deduplicate::new(s, keys, o)?)
             }
             SpecKind::TopN { .. } => Operator::TopN(topn_operator(s, &spec)?),
+            SpecKind::Window { .. } => Operator::Window(crate::keyed::spec_window::window_operator(s, &spec)?),
         };
         let raw_out = match &operator {
             Operator::GroupAgg(g) => g.output_schema(),
             Operator::TopN(t) => t.output_schema(),
+            Operator::Window(w) => w.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
         let (output_schema, output_field) = output_parts(&raw_out)?;
@@ -231,6 +235,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.size(),
             Operator::Dedup(o) => o.size(),
             Operator::TopN(o) => o.size(),
+            Operator::Window(o) => o.size(),
         }
     }
 
@@ -241,6 +246,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.num_keys(),
             Operator::Dedup(o) => o.num_keys(),
             Operator::TopN(o) => o.num_partitions(),
+            Operator::Window(o) => o.num_keys(),
         }
     }
 
@@ -260,6 +266,11 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.process(batch, row_kinds)?,
             Operator::Dedup(o) => o.process(batch, row_kinds)?,
             Operator::TopN(o) => o.process(batch, row_kinds)?,
+            // Windows emit on the watermark only.
+            Operator::Window(o) => {
+                o.process(batch, row_kinds)?;
+                (RecordBatch::new_empty(o.output_schema()), Vec::new())
+            }
         };
         Ok((relabel(&self.output_schema, &out)?, kinds))
     }
@@ -293,8 +304,9 @@ impl KeyedOperator {
     }
 
     /// Advances the event-time watermark to `watermark` (epoch millis) and
-    /// returns what that emits: always an empty batch for these
-    /// operators. With state TTL off, Flink's `GroupAggFunction`, the
+    /// returns what that emits. A `window` operator fires the windows whose
+    /// end − 1 the watermark reached (`+I` rows). The others emit an empty
+    /// batch: with state TTL off, Flink's `GroupAggFunction`, the
     /// proctime deduplications / `ChangelogNormalize`, the (non
     /// mini-batch) `RowTimeDeduplicateFunction` and the three Top-N
     /// functions all emit while processing
@@ -304,9 +316,13 @@ impl KeyedOperator {
     /// Flink operator's watermark never goes back.
     ///
     /// # Errors
-    /// None today (an empty batch of the output schema cannot fail).
+    /// A `window` operator's (see `WindowAggregate::advance_watermark`).
     pub fn advance_watermark(&mut self, watermark: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
         self.watermark = Some(self.watermark.map_or(watermark, |w| w.max(watermark)));
+        if let Operator::Window(o) = &mut self.operator {
+            let out = o.advance_watermark(watermark)?;
+            return Ok((relabel(&self.output_schema, &out)?, vec![RowKind::Insert; out.num_rows()]));
+        }
         Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
     }
 
@@ -334,6 +350,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.snapshot(range)?,
             Operator::Dedup(o) => o.snapshot(range)?,
             Operator::TopN(o) => o.snapshot(range)?,
+            Operator::Window(o) => o.snapshot(range)?,
         })
     }
 
@@ -354,6 +371,7 @@ impl KeyedOperator {
             Operator::Normalize(o) => o.snapshot_key_groups(range)?,
             Operator::Dedup(o) => o.snapshot_key_groups(range)?,
             Operator::TopN(o) => o.snapshot_key_groups(range)?,
+            Operator::Window(o) => o.snapshot_key_groups(range)?,
         };
         dense_blobs(range, sparse)
     }
@@ -378,6 +396,7 @@ impl KeyedOperator {
                 Operator::Normalize(o) => o.restore(blob, range),
                 Operator::Dedup(o) => o.restore(blob, range),
                 Operator::TopN(o) => o.restore(blob, range),
+                Operator::Window(o) => o.restore(blob, range),
             };
             r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
         }

@@ -39,6 +39,7 @@
 //!   rank_start=1..            first emitted rank; default 1
 //!   rank_end=N                last emitted rank; required unless n= is given
 //!   rank_number=bool          append the rank (Int64, `rank_number`); default false
+//! window:                     the window TVF aggregate; grammar in `spec_window`
 //! ```
 //!
 //! Output rows: `group_agg` emits the key columns (input fields) then one
@@ -119,6 +120,15 @@ pub enum SpecKind {
         /// Append the rank number column.
         rank_number: bool,
     },
+    /// `window` (grammar in [`crate::keyed::spec_window`]).
+    Window {
+        /// The window TVF.
+        window: sluice_keyed::WindowSpec,
+        /// The rowtime column.
+        rowtime: usize,
+        /// The aggregate calls, in output order.
+        aggs: Vec<AggSpec>,
+    },
 }
 
 pub(crate) fn spec_err(message: impl Into<String>) -> Error {
@@ -137,6 +147,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         "normalize" => &["equal_update_after"],
         "dedup" => &["keep", "order", "insert", "backend"],
         "topn" => TOPN_OPTIONS,
+        "window" => crate::keyed::spec_window::WINDOW_OPTIONS,
         other => {
             return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize, dedup or topn)")))
         }
@@ -161,7 +172,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     let keys = match require("keys")? {
         // A global aggregate / a Top-N without PARTITION BY: Flink keys it
         // by the empty row (one group).
-        "" if op == "group_agg" || op == "topn" => Vec::new(),
+        "" if op == "group_agg" || op == "topn" || op == "window" => Vec::new(),
         k => columns(k, schema, "keys")?,
     };
     let max_parallelism =
@@ -189,6 +200,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
             },
         },
         "topn" => topn_kind(&get, schema)?,
+        "window" => crate::keyed::spec_window::window_kind(&get, schema)?,
         _ => SpecKind::Dedup {
             keep: match require("keep")? {
                 "first" => Keep::First,
@@ -324,7 +336,7 @@ pub(crate) fn columns(s: &str, schema: &Schema, what: &str) -> Result<Vec<usize>
     s.split(',').map(|c| column(c, schema, what)).collect()
 }
 
-fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
+pub(crate) fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
     if s.is_empty() {
         return Err(spec_err("aggs= is empty"));
     }
