@@ -15,12 +15,11 @@
 //! are late after a restore, as in Flink; the restored timers fire on the
 //! next watermark above it.
 
-use super::state::{KeyInfo, SLICE_OVERHEAD, TIMER_BYTES};
+use super::state::{KeyInfo, KEY_OVERHEAD, SLICE_OVERHEAD, TIMER_BYTES};
 use super::WindowAggregate;
 use crate::error::{invalid_arg, Result};
 use crate::flink_hash::KeyGroupRange;
 use crate::snapshot::Writer;
-use crate::state::ENTRY_OVERHEAD;
 
 /// A key read from a snapshot, before it enters state.
 struct Staged {
@@ -202,7 +201,7 @@ impl WindowAggregate {
         let cost: usize = staged
             .iter()
             .map(|s| {
-                s.flink.len() + s.row.len() + ENTRY_OVERHEAD + 48 + s.slices.len() * slot + s.timers.len() * TIMER_BYTES
+                s.flink.len() + s.row.len() + KEY_OVERHEAD + s.slices.len() * slot + s.timers.len() * TIMER_BYTES
             })
             .sum::<usize>()
             + heap;
