@@ -30,7 +30,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice_engine::keyed::spec::{self, OperatorSpec, SpecKind};
 use sluice_engine::keyed::KeyedOperator;
 use sluice_keyed::{
-    AggKind, AggSpec, DedupOrder, Keep, OverFrame, OverTime, RowKind, SortColumn, StateBackendKind, TopNStrategy,
+    AggKind, AggSpec, DedupOrder, Keep, OverFrame, OverTime, RowKind, SortColumn, StateBackendKind, TopNStrategy, WindowKind,
 };
 
 use crate::calc::Gen;
@@ -112,6 +112,7 @@ pub fn print(s: &OperatorSpec) -> String {
         SpecKind::Dedup { .. } => "dedup",
         SpecKind::TopN { .. } => "topn",
         SpecKind::Over(_) => "over",
+        SpecKind::Window { .. } => "window",
     };
     let mut out =
         format!("{op} keys={} max_parallelism={} update_before={}", list(&s.keys), s.max_parallelism, s.update_before);
@@ -134,6 +135,13 @@ pub fn print(s: &OperatorSpec) -> String {
                 OverFrame::Range(ms) => format!("range preceding={ms}"),
             };
             out.push_str(&format!(" order={order} frame={frame} aggs={}", agg_list(&o.aggs)));
+        SpecKind::Window { window, rowtime, aggs } => {
+            let w = match window.kind {
+                WindowKind::Tumble { size } => format!("tumble({size})"),
+                WindowKind::Hop { size, slide } => format!("hop({size},{slide})"),
+                WindowKind::Cumulate { max_size, step } => format!("cumulate({max_size},{step})"),
+            };
+            out.push_str(&format!(" rowtime={rowtime} window={w} offset={} aggs={}", window.offset, agg_list(aggs)));
         }
         SpecKind::Normalize { drop_equal_update_after } => {
             let v = if *drop_equal_update_after { "drop" } else { "emit" };
@@ -253,7 +261,7 @@ pub fn check(input: &Input) {
     assert!(parsed.keys.iter().all(|k| *k < n), "{text:?}: keys {:?}", parsed.keys);
     assert!((1..=1 << 15).contains(&parsed.max_parallelism), "{text:?}");
     match &parsed.kind {
-        SpecKind::GroupAgg { aggs, .. } => {
+        SpecKind::GroupAgg { aggs, .. } | SpecKind::Window { aggs, .. } => {
             assert!(!aggs.is_empty(), "{text:?}: no aggregate");
             for a in aggs {
                 assert_eq!(a.column.is_none(), a.kind == AggKind::CountStar, "{text:?}: {a:?}");

@@ -17,6 +17,8 @@
 //! * [`OverAggregate`]: `agg OVER (PARTITION BY … ORDER BY time ROWS|RANGE …)`,
 //!   unbounded or bounded preceding, rowtime or proctime (the
 //!   `RowTime*PrecedingFunction`s and `ProcTime*PrecedingFunction`s).
+//! * [`WindowAggregate`]: the window TVF aggregate over TUMBLE, HOP and
+//!   CUMULATE on rowtime (`WindowAggOperator` with the slicing processors).
 //!
 //! # Borrow before owning
 //! State is keyed by the encoded key bytes ([`ByteKeyMap`]); the key rows of a
@@ -49,6 +51,7 @@ pub mod row_kind;
 pub mod snapshot;
 pub mod state;
 pub mod topn;
+pub mod window;
 
 pub use agg::{AggKind, AggSpec};
 pub use dedup::{DedupOptions, DedupOrder, Deduplicate, Keep, StateBackendKind};
@@ -66,3 +69,4 @@ pub use over::{OverAggregate, OverFrame, OverOptions, OverTime};
 pub use row_kind::RowKind;
 pub use state::{ByteKeyMap, KeyProbe};
 pub use topn::{SortColumn, TopN, TopNOptions, TopNStrategy};
+pub use window::{WindowAggOptions, WindowAggregate, WindowKind, WindowSpec};

@@ -37,6 +37,8 @@ pub(crate) enum OpTag {
     TopN = 4,
     /// The OVER aggregate (`OverAggregate`).
     Over = 5,
+    /// The window TVF aggregate (`WindowAggregate`).
+    Window = 6,
     /// The updating join (`StreamingJoin`); 8 leaves room for other operators' tags.
     Join = 8,
 }
@@ -50,6 +52,7 @@ impl OpTag {
             OpTag::Dedup => "Deduplicate",
             OpTag::TopN => "Rank (Top-N)",
             OpTag::Over => "OverAggregate",
+            OpTag::Window => "WindowAggregate",
             OpTag::Join => "StreamingJoin",
         }
     }
@@ -375,7 +378,7 @@ fn read_sections(
     let mut r = Reader::new(body, 6);
     let t = r.u8("operator tag")?;
     if t != tag as u8 {
-        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN, OpTag::Over, OpTag::Join]
+        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN, OpTag::Over, OpTag::Window, OpTag::Join]
             .into_iter()
             .find(|k| *k as u8 == t)
             .map_or("an unknown operator", OpTag::name);

@@ -24,6 +24,7 @@ pub mod operator;
 pub mod rows;
 pub mod spec;
 pub mod spec_over;
+mod spec_window;
 
 pub use join::{parse_join, JoinOperator};
 pub use operator::{KeyedOperator, Operator};
@@ -34,3 +35,5 @@ pub use spec::{OperatorSpec, SpecKind};
 mod join_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod window_tests;

@@ -8,7 +8,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use sluice_keyed::row_kind::row_kinds_from_bytes;
 use sluice_keyed::{
     ChangelogNormalize, DedupOptions, Deduplicate, GroupAggOptions, GroupAggregate, KeyGroupRange, NormalizeOptions,
-    OverAggregate, RowKind, TopN, TopNOptions,
+    OverAggregate, RowKind, TopN, TopNOptions, WindowAggregate,
 };
 use sluice_transpose::FlinkType;
 
@@ -29,6 +29,8 @@ pub enum Operator {
     /// `over`: [`OverAggregate`] (boxed: its per-step buffers make it the
     /// largest operator by far).
     Over(Box<OverAggregate>),
+    /// `window`: [`WindowAggregate`].
+    Window(WindowAggregate),
 }
 
 /// A keyed operator created from a spec string (see [`spec`]),
@@ -183,11 +185,13 @@ impl KeyedOperator {
             }
             SpecKind::TopN { .. } => Operator::TopN(topn_operator(s, &spec)?),
             SpecKind::Over(o) => Operator::Over(Box::new(crate::keyed::spec_over::over_operator(s, &spec, o)?)),
+            SpecKind::Window { .. } => Operator::Window(crate::keyed::spec_window::window_operator(s, &spec)?),
         };
         let raw_out = match &operator {
             Operator::GroupAgg(g) => g.output_schema(),
             Operator::TopN(t) => t.output_schema(),
             Operator::Over(o) => o.output_schema(),
+            Operator::Window(w) => w.output_schema(),
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
         let (output_schema, output_field) = output_parts(&raw_out)?;
@@ -238,6 +242,7 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.size(),
             Operator::TopN(o) => o.size(),
             Operator::Over(o) => o.size(),
+            Operator::Window(o) => o.size(),
         }
     }
 
@@ -249,6 +254,7 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.num_keys(),
             Operator::TopN(o) => o.num_partitions(),
             Operator::Over(o) => o.num_keys(),
+            Operator::Window(o) => o.num_keys(),
         }
     }
 
@@ -269,6 +275,11 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.process(batch, row_kinds)?,
             Operator::TopN(o) => o.process(batch, row_kinds)?,
             Operator::Over(o) => o.process(batch, row_kinds)?,
+            // Windows emit on the watermark only.
+            Operator::Window(o) => {
+                o.process(batch, row_kinds)?;
+                (RecordBatch::new_empty(o.output_schema()), Vec::new())
+            }
         };
         Ok((relabel(&self.output_schema, &out)?, kinds))
     }
@@ -304,7 +315,9 @@ impl KeyedOperator {
     /// Advances the event-time watermark to `watermark` (epoch millis) and
     /// returns what that emits. A rowtime `over` emits the buffered rows
     /// whose event-time timers fire ([`OverAggregate::advance_watermark`]);
-    /// every other operator emits an empty batch. With state TTL off, Flink's `GroupAggFunction`, the
+    /// a `window` operator fires the windows whose end − 1 the watermark
+    /// reached (`+I` rows). The others emit an empty batch: with state TTL
+    /// off, Flink's `GroupAggFunction`, the
     /// proctime deduplications / `ChangelogNormalize`, the (non
     /// mini-batch) `RowTimeDeduplicateFunction` and the three Top-N
     /// functions all emit while processing
@@ -314,12 +327,17 @@ impl KeyedOperator {
     /// Flink operator's watermark never goes back.
     ///
     /// # Errors
-    /// `over`: a stored row that does not decode. Otherwise none.
+    /// `over`: a stored row that does not decode. A `window` operator's (see
+    /// `WindowAggregate::advance_watermark`). Otherwise none.
     pub fn advance_watermark(&mut self, watermark: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
         self.watermark = Some(self.watermark.map_or(watermark, |w| w.max(watermark)));
         if let Operator::Over(o) = &mut self.operator {
             let (out, kinds) = o.advance_watermark(watermark)?;
             return Ok((relabel(&self.output_schema, &out)?, kinds));
+        }
+        if let Operator::Window(o) = &mut self.operator {
+            let out = o.advance_watermark(watermark)?;
+            return Ok((relabel(&self.output_schema, &out)?, vec![RowKind::Insert; out.num_rows()]));
         }
         Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
     }
@@ -349,6 +367,7 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.snapshot(range)?,
             Operator::TopN(o) => o.snapshot(range)?,
             Operator::Over(o) => o.snapshot(range)?,
+            Operator::Window(o) => o.snapshot(range)?,
         })
     }
 
@@ -370,6 +389,7 @@ impl KeyedOperator {
             Operator::Dedup(o) => o.snapshot_key_groups(range)?,
             Operator::TopN(o) => o.snapshot_key_groups(range)?,
             Operator::Over(o) => o.snapshot_key_groups(range)?,
+            Operator::Window(o) => o.snapshot_key_groups(range)?,
         };
         dense_blobs(range, sparse)
     }
@@ -395,6 +415,7 @@ impl KeyedOperator {
                 Operator::Dedup(o) => o.restore(blob, range),
                 Operator::TopN(o) => o.restore(blob, range),
                 Operator::Over(o) => o.restore(blob, range),
+                Operator::Window(o) => o.restore(blob, range),
             };
             r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
         }

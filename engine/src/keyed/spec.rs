@@ -41,6 +41,7 @@
 //!   rank_start=1..            first emitted rank; default 1
 //!   rank_end=N                last emitted rank; required unless n= is given
 //!   rank_number=bool          append the rank (Int64, `rank_number`); default false
+//! window:                     the window TVF aggregate; grammar in `spec_window`
 //! ```
 //!
 //! Output rows: `group_agg` emits the key columns (input fields) then one
@@ -123,6 +124,15 @@ pub enum SpecKind {
     },
     /// `over` (see [`spec_over`](crate::keyed::spec_over)).
     Over(crate::keyed::spec_over::OverSpec),
+    /// `window` (grammar in [`crate::keyed::spec_window`]).
+    Window {
+        /// The window TVF.
+        window: sluice_keyed::WindowSpec,
+        /// The rowtime column.
+        rowtime: usize,
+        /// The aggregate calls, in output order.
+        aggs: Vec<AggSpec>,
+    },
 }
 
 pub(crate) fn spec_err(message: impl Into<String>) -> Error {
@@ -142,6 +152,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         "dedup" => &["keep", "order", "insert", "backend"],
         "topn" => TOPN_OPTIONS,
         "over" => crate::keyed::spec_over::OVER_OPTIONS,
+        "window" => crate::keyed::spec_window::WINDOW_OPTIONS,
         other => {
             return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize, dedup or topn)")))
         }
@@ -166,7 +177,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     let keys = match require("keys")? {
         // A global aggregate / a Top-N without PARTITION BY: Flink keys it
         // by the empty row (one group).
-        "" if op == "group_agg" || op == "topn" || op == "over" => Vec::new(),
+        "" if op == "group_agg" || op == "topn" || op == "over" || op == "window" => Vec::new(),
         k => columns(k, schema, "keys")?,
     };
     let max_parallelism =
@@ -195,6 +206,7 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         },
         "topn" => topn_kind(&get, schema)?,
         "over" => SpecKind::Over(crate::keyed::spec_over::over_kind(&get, schema)?),
+        "window" => crate::keyed::spec_window::window_kind(&get, schema)?,
         _ => SpecKind::Dedup {
             keep: match require("keep")? {
                 "first" => Keep::First,

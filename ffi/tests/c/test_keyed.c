@@ -28,12 +28,12 @@ static void kv_batch(struct ArrowArray *batch, const char *const *k, const int64
   make_struct(batch, kids, 2, n, released);
 }
 
-/* One expected output row: kind, key, then up to 3 int64 values (or
- * INT64_MIN for NULL). */
+/* One expected output row: kind, key, then up to 5 int64 values (or
+ * INT64_MIN for NULL; timestamps as epoch millis). */
 struct row {
   int8_t kind;
   const char *k;
-  int64_t v[3];
+  int64_t v[5];
 };
 #define NUL INT64_MIN
 
@@ -562,12 +562,36 @@ static void test_over(void) {
   schema.release(&schema);
 }
 
+/* TUMBLE(10) on rowtime v (Flink's WindowAggOperator): pushes emit
+ * nothing, a watermark fires the windows whose end - 1 it reached (key,
+ * COUNT(*), SUM(v), window_start, window_end, window_time), a row of a
+ * fired window is dropped, and fired keys leave state. */
+static void test_window(void) {
+  struct sluice_keyed *h = create("window keys=k rowtime=v window=tumble(10) aggs=count(*),sum(v)");
+  if (!h) return;
+  static const char *const k[] = {"a", "a", "b", "a"};
+  static const int64_t v[] = {3, 7, 12, 15};
+  push_expect(h, k, v, NULL, NULL, 4, NULL, 0, 5);
+  static const struct row first[] = {{0, "a", {2, 10, 0, 10, 9}}};
+  watermark_expect(h, 9, first, 1, 5);
+  static const char *const late_k[] = {"b"};
+  static const int64_t late_v[] = {5};
+  push_expect(h, late_k, late_v, NULL, NULL, 1, NULL, 0, 5);
+  /* Keys in first-insert order within one window end. */
+  static const struct row second[] = {{0, "a", {1, 15, 10, 20, 19}}, {0, "b", {1, 12, 10, 20, 19}}};
+  watermark_expect(h, 19, second, 2, 5);
+  watermark_expect(h, 5, NULL, 0, 5);
+  CHECK(keys_in_state(h) == 0, "fired windows leave no state");
+  sluice_keyed_free(h);
+}
+
 int main(void) {
   RUN(test_group_agg_changelog);
   RUN(test_normalize_changelog);
   RUN(test_dedup_first_and_last);
   RUN(test_topn);
   RUN(test_over);
+  RUN(test_window);
   RUN(test_snapshot_restore);
   RUN(test_create_errors);
   RUN(test_null_handle);

@@ -53,7 +53,7 @@ mod current;
 pub(crate) mod drive;
 mod history;
 mod multiset;
-mod output;
+pub(crate) mod output;
 mod sum;
 
 /// Options of [`GroupAggregate`].
