@@ -191,3 +191,51 @@ fn struct_batches_with_row_kind_bytes() {
     // A batch of the other side's schema is refused.
     assert!(j.push_left(&item_batch(&[("a", None)]), &[Insert]).is_err());
 }
+
+/// The rows-in / rows-out join emits exactly the rows of the batch join's
+/// output, and files each input row under the key group of its join key.
+#[test]
+fn rows_in_rows_out_match_the_batch_join() {
+    use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, Rows};
+
+    use super::join_rows::{JoinRowOperator, RowSchema};
+
+    let spec = "join type=left left_keys=item right_keys=item right_unique=item";
+    let mut batches = JoinOperator::new(orders(), items(), spec).unwrap();
+    let types = |s: &SchemaRef| s.fields().iter().map(|f| FlinkType::from_arrow_field(f).unwrap()).collect::<Vec<_>>();
+    let (lt, rt) = (types(&orders()), types(&items()));
+    let (ln, rn) = (["id", "item", "qty"], ["item", "price"]);
+    let left = RowSchema { names: &ln, types: &lt };
+    let right = RowSchema { names: &rn, types: &rt };
+    let mut rows = JoinRowOperator::new(left, right, spec).unwrap();
+    assert_eq!(rows.output_types().count(), 5);
+    let exit = RowConverter::new(batches.output_schema().clone()).unwrap();
+    let steps = [
+        (true, order_batch(&[(1, "apple", 2), (2, "pear", 1)]), vec![Insert, Insert]),
+        (false, item_batch(&[("apple", Some(10))]), vec![Insert]),
+        (false, item_batch(&[("apple", Some(10)), ("apple", Some(12))]), vec![UpdateBefore, UpdateAfter]),
+        (true, order_batch(&[(1, "apple", 2)]), vec![Delete]),
+    ];
+    for (is_left, batch, kinds) in steps {
+        let (want_batch, want_kinds) = batches.push(is_left, &batch, &kinds).unwrap();
+        let mut want = Rows::default();
+        exit.batch_to_rows_into(&want_batch, Some(&want_kinds), NullLayout::Serializer, &mut want).unwrap();
+        let entry = RowConverter::new(if is_left { orders() } else { items() }).unwrap();
+        let mut input = Rows::default();
+        entry.batch_to_rows_into(&batch, Some(&kinds), NullLayout::Serializer, &mut input).unwrap();
+        let addrs: Vec<RowAddress> = input
+            .offsets
+            .windows(2)
+            .map(|w| RowAddress { segment: 0, offset: w[0] as usize, len: (w[1] - w[0]) as usize })
+            .collect();
+        let mut got = Rows::default();
+        rows.process_segments(is_left, &[&input.data], &addrs, &mut got).unwrap();
+        assert_eq!((got.data, got.offsets), (want.data, want.offsets));
+        let groups = rows.key_groups_segments(is_left, &[&input.data], &addrs).unwrap();
+        let (mut expect, mut channels) = (vec![0; batch.num_rows()], vec![0; batch.num_rows()]);
+        let key = if is_left { 1 } else { 0 };
+        sluice_keyed::key_groups(&batch, &[key], 128, 1, &mut expect, &mut channels).unwrap();
+        assert_eq!(groups, expect);
+    }
+    assert_eq!(rows.join().num_keys(), batches.num_keys());
+}

@@ -13,6 +13,8 @@
 //!   (Flink `BinaryRowData` rows in heap segments to an Arrow batch plus
 //!   RowKinds) and an exit transpose (the emitted changelog back to rows):
 //!   what a Flink subtask drives.
+//! * [`JoinRowOperator`]: the join between two entry transposes and an exit
+//!   transpose, what a Flink join subtask drives.
 //!
 //! Key groups are Flink's (`KeyGroupRangeAssignment` over the
 //! `BinaryRowData` key of the key columns, `max_parallelism=` of the spec),
@@ -20,6 +22,7 @@
 //! owns.
 
 pub mod join;
+pub mod join_rows;
 pub mod operator;
 pub mod rows;
 pub mod spec;
@@ -27,6 +30,7 @@ pub mod spec_over;
 mod spec_window;
 
 pub use join::{parse_join, JoinOperator};
+pub use join_rows::{JoinRowOperator, RowSchema};
 pub use operator::{KeyedOperator, Operator};
 pub use rows::KeyedRowOperator;
 pub use spec::{OperatorSpec, SpecKind};

@@ -76,14 +76,30 @@ impl KeyedRowOperator {
     /// # Errors
     /// Malformed rows.
     pub fn key_groups_segments(&mut self, segments: &[&[u8]], rows: &[RowAddress]) -> Result<Vec<i32>> {
-        self.kinds.clear();
-        self.kinds.resize(rows.len(), RowKind::Insert);
-        let input = self.entry.rows_to_batch_segments_into(segments, rows, &mut self.kinds)?;
-        let n = input.num_rows();
-        let mut groups = vec![0i32; n];
-        let mut channels = vec![0i32; n];
         let m = self.operator.max_parallelism();
-        sluice_keyed::key_groups(&input, &self.operator.spec().keys, m, 1, &mut groups, &mut channels)?;
-        Ok(groups)
+        key_groups_of(&self.entry, segments, rows, &mut self.kinds, &self.operator.spec().keys, m)
     }
+}
+
+/// The Flink key group of each row's `keys` columns, the rows decoded by
+/// `entry` (`kinds`: reused scratch).
+///
+/// # Errors
+/// Malformed rows.
+pub(crate) fn key_groups_of(
+    entry: &RowConverter,
+    segments: &[&[u8]],
+    rows: &[RowAddress],
+    kinds: &mut Vec<RowKind>,
+    keys: &[usize],
+    max_parallelism: i32,
+) -> Result<Vec<i32>> {
+    kinds.clear();
+    kinds.resize(rows.len(), RowKind::Insert);
+    let input = entry.rows_to_batch_segments_into(segments, rows, kinds)?;
+    let n = input.num_rows();
+    let mut groups = vec![0i32; n];
+    let mut channels = vec![0i32; n];
+    sluice_keyed::key_groups(&input, keys, max_parallelism, 1, &mut groups, &mut channels)?;
+    Ok(groups)
 }

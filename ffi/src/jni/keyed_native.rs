@@ -6,16 +6,17 @@
 //! (the engine's rows-in / rows-out operator) fed with the subtask's
 //! `BinaryRowData` rows pinned in the Java heap.
 
-use jni::objects::{JByteArray, JClass, JIntArray, JObject, JObjectArray, JString};
+use jni::objects::{JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jint, jintArray, jlong, jobject, jobjectArray};
 use jni::JNIEnv;
 use sluice_engine::keyed::KeyedRowOperator;
-use sluice_transpose::{FlinkType, Rows};
+use sluice_transpose::Rows;
 
-use crate::capi::error::{FfiError, FfiResult};
+use crate::capi::error::FfiError;
+use crate::jni::blobs::{blob_array, read_blobs, read_row_schema};
 use crate::jni::handle::{free_handle, handle_mut, into_handle};
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
-use crate::jni::strings::{read_strings, string_array};
+use crate::jni::strings::string_array;
 
 /// The native object behind a `KeyedNative` handle.
 struct KeyedJni {
@@ -40,13 +41,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_create<'l>(
             return Err(FfiError::null("spec"));
         }
         let spec: String = env.get_string(&spec)?.into();
-        let names = read_strings(&mut env, &names, "names")?.ok_or_else(|| FfiError::null("names"))?;
-        let types = read_strings(&mut env, &types, "types")?.ok_or_else(|| FfiError::null("types"))?;
-        let parsed = types
-            .iter()
-            .enumerate()
-            .map(|(i, t)| FlinkType::parse(t).map_err(|e| FfiError::from(e).in_function(&format!("types[{i}] `{t}`"))))
-            .collect::<FfiResult<Vec<_>>>()?;
+        let (names, parsed) = read_row_schema(&mut env, &names, &types, "")?;
         let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let operator = KeyedRowOperator::new(&name_refs, &parsed, &spec)?;
         Ok(into_handle(KeyedJni { operator, scratch: RowBatchScratch::default(), rows: Rows::default() }))
@@ -142,13 +137,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_snapshotKeyGroups<'l>(
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
         let range = k.operator.operator().key_group_range(first, last)?;
         let blobs = k.operator.operator().snapshot_key_groups(range)?;
-        let arr = env.new_object_array(blobs.len() as i32, "[B", JObject::null())?;
-        for (i, b) in blobs.iter().enumerate() {
-            let jb = env.byte_array_from_slice(b)?;
-            env.set_object_array_element(&arr, i as i32, &jb)?;
-            env.delete_local_ref(jb)?;
-        }
-        Ok(arr.into_raw())
+        blob_array(&mut env, &blobs)
     })
 }
 
@@ -168,20 +157,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_restore<'l>(
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
         let range = k.operator.operator().key_group_range(first, last)?;
-        if blobs.is_null() {
-            return Err(FfiError::null("blobs"));
-        }
-        let n = env.get_array_length(&blobs)?;
-        let mut owned: Vec<Vec<u8>> = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let obj = env.get_object_array_element(&blobs, i)?;
-            if obj.is_null() {
-                return Err(FfiError::null(&format!("blobs[{i}]")));
-            }
-            let jb = JByteArray::from(obj);
-            owned.push(env.convert_byte_array(&jb)?);
-            env.delete_local_ref(jb)?;
-        }
+        let owned = read_blobs(&mut env, &blobs)?;
         let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         Ok(k.operator.operator_mut().restore(&refs, range)?)
     })

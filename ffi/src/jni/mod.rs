@@ -20,20 +20,24 @@
 //!
 //! Modules: one per Java class with native methods ([`sluice_native`]:
 //! `SluiceNative`, [`calc_native`]: `CalcNative`, [`keyed_native`]:
-//! `KeyedNative`, [`rows`]: the `RowBatch` rows in and `RowBlock` rows out
-//! they share), and the helpers they use: [`boundary`] (exceptions and the
-//! panic guard), `arrays` (checked elements of an `Object[]` of primitive
-//! arrays), [`handle`] (boxed native objects as `long`s), [`pin`] (the
-//! one guard over pinned Java arrays), [`strings`] (`String[]` in and out).
-//! The `use` graph has no cycle: the helpers use only `capi::error` and
-//! (`rows`) `pin` and `arrays`; the class modules use the helpers; `calc_native`'s
+//! `KeyedNative`, [`join_native`]: `JoinNative`, [`rows`]: the `RowBatch`
+//! rows in and `RowBlock` rows out they share), and the helpers they use:
+//! `blobs` (an input's names and types, state blobs in and out),
+//! [`boundary`] (exceptions and the panic guard), `arrays` (checked
+//! elements of an `Object[]` of primitive arrays), [`handle`] (boxed native
+//! objects as `long`s), [`pin`] (the one guard over pinned Java arrays),
+//! [`strings`] (`String[]` in and out). The `use` graph has no cycle: the
+//! helpers use only `capi::error` and (`rows`) `pin` and `arrays`,
+//! (`blobs`) `strings`; the class modules use the helpers; `calc_native`'s
 //! children use only their `mod.rs` and the helpers.
 
 mod arrays;
+mod blobs;
 #[macro_use]
 pub mod boundary;
 pub mod calc_native;
 pub mod handle;
+pub mod join_native;
 pub mod keyed_native;
 pub mod pin;
 pub mod rows;

@@ -32,6 +32,13 @@ public final class SluiceOptions {
     /** Per operator switch of the planner stage: changelog normalize. */
     public static final ConfigOption<Boolean> OPERATOR_CHANGELOG_NORMALIZE_ENABLED = operatorEnabled("changelog-normalize");
 
+    /**
+     * Per operator switch of the planner stage: the updating (regular) join. Off by default (see
+     * {@link #operatorEnabled}): where sluice would be slower than stock Flink for a node, it does
+     * not substitute that node, and the end-to-end figures in benches/RESULTS.md decide it.
+     */
+    public static final ConfigOption<Boolean> OPERATOR_JOIN_ENABLED = operatorEnabled("join");
+
     /** The Calc switch under its older key ({@code sluice.calc.enabled} still reads as a deprecated key). */
     public static final ConfigOption<Boolean> CALC_ENABLED = OPERATOR_CALC_ENABLED;
 
@@ -53,7 +60,8 @@ public final class SluiceOptions {
             .withDescription("Log why each plan node that sluice could replace stays on Flink's operator (once per node).");
 
     /**
-     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true).
+     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true,
+     * except {@code join}: false, see {@link #OPERATOR_JOIN_ENABLED}).
      * The four built-in ones are the constants above; an older key, where there was one, is read as
      * a deprecated key.
      *
@@ -70,7 +78,7 @@ public final class SluiceOptions {
             case "changelog-normalize" -> "sluice.normalize.enabled";
             default -> null;
         };
-        ConfigOption<Boolean> option = b.defaultValue(true)
+        ConfigOption<Boolean> option = b.defaultValue(!name.equals("join"))
                 .withDescription("Let the planner stage replace Flink's " + name + " node with sluice's.");
         return old == null ? option : option.withDeprecatedKeys(old);
     }

@@ -2,9 +2,7 @@ package io.sluice.jni;
 
 import java.util.List;
 
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
 
 /**
  * One native keyed operator (group aggregate, changelog normalize or
@@ -34,14 +32,7 @@ public final class KeyedNative extends NativeHandle {
      */
     public static KeyedNative create(String spec, RowType inputType) {
         NativeLibrary.load();
-        List<RowType.RowField> fields = inputType.getFields();
-        String[] names = new String[fields.size()];
-        String[] types = new String[fields.size()];
-        for (int i = 0; i < names.length; i++) {
-            names[i] = fields.get(i).getName();
-            types[i] = fields.get(i).getType().asSerializableString();
-        }
-        return new KeyedNative(create(spec, names, types), inputType);
+        return new KeyedNative(create(spec, RowTypes.names(inputType), RowTypes.types(inputType)), inputType);
     }
 
     /** @return the input type this operator was created with */
@@ -54,15 +45,7 @@ public final class KeyedNative extends NativeHandle {
      * @return the type of the emitted rows
      */
     public RowType outputType(List<String> names) {
-        String[] types = outputTypes(address());
-        if (names.size() != types.length) {
-            throw new IllegalArgumentException(types.length + " output fields, " + names.size() + " names given");
-        }
-        LogicalType[] t = new LogicalType[types.length];
-        for (int i = 0; i < t.length; i++) {
-            t[i] = LogicalTypeParser.parse(types[i], KeyedNative.class.getClassLoader());
-        }
-        return RowType.of(t, names.toArray(new String[0]));
+        return RowTypes.parse(outputTypes(address()), names);
     }
 
     /**

@@ -1,18 +1,8 @@
 package io.sluice.flink.keyed;
 
-import java.io.EOFException;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
-
 import org.apache.flink.api.common.TaskInfo;
-import org.apache.flink.core.memory.DataInputViewStreamWrapper;
-import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
-import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -41,10 +31,7 @@ import io.sluice.jni.RowBlock;
  * place and copies only what it keeps in state.
  *
  * <p>State: the native state is Flink raw keyed state, one entry per key
- * group of the subtask's range ({@code int length, bytes}; length 0: no
- * state). On restore, Flink hands each subtask exactly the key-group streams
- * of its (possibly new) range, so a restore at another parallelism moves
- * each key with its key group.
+ * group of the subtask's range ({@link RawKeyedState}).
  *
  * <p>Where stock Flink's answer depends on the Flink line (normalize) or the
  * state backend (keep-last dedup, {@code sluice.dedup.state-backend}), the
@@ -114,8 +101,7 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         super.initializeState(context);
         TaskInfo info = getContainingTask().getEnvironment().getTaskInfo();
         int maxParallelism = info.getMaxNumberOfParallelSubtasks();
-        KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                maxParallelism, info.getNumberOfParallelSubtasks(), info.getIndexOfThisSubtask());
+        KeyGroupRange range = RawKeyedState.range(info);
         firstKeyGroup = range.getStartKeyGroup();
         lastKeyGroup = range.getEndKeyGroup();
         String full = spec + " max_parallelism=" + maxParallelism + (stateBudget > 0 ? " budget=" + stateBudget : "");
@@ -126,26 +112,8 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         }
         nativeOp = KeyedNative.create(full, inputType);
         if (context.isRestored()) {
-            List<byte[]> blobs = new ArrayList<>();
-            for (KeyGroupStatePartitionStreamProvider p : context.getRawKeyedStateInputs()) {
-                blobs.add(readBlob(p));
-            }
-            nativeOp.restore(firstKeyGroup, lastKeyGroup, blobs.toArray(new byte[0][]));
+            nativeOp.restore(firstKeyGroup, lastKeyGroup, RawKeyedState.read(context));
             stateBytes = nativeOp.retainedBytes();
-        }
-    }
-
-    private static byte[] readBlob(KeyGroupStatePartitionStreamProvider p) throws IOException {
-        try (DataInputViewStreamWrapper in = new DataInputViewStreamWrapper(p.getStream())) {
-            int len;
-            try {
-                len = in.readInt();
-            } catch (EOFException e) {
-                return new byte[0];
-            }
-            byte[] b = new byte[len];
-            in.readFully(b);
-            return b;
         }
     }
 
@@ -197,14 +165,6 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         flush();
-        byte[][] blobs = nativeOp.snapshotKeyGroups(firstKeyGroup, lastKeyGroup);
-        KeyedStateCheckpointOutputStream out = context.getRawKeyedOperatorStateOutput();
-        DataOutputViewStreamWrapper view = new DataOutputViewStreamWrapper(out);
-        for (int i = 0; i < blobs.length; i++) {
-            out.startNewKeyGroup(firstKeyGroup + i);
-            view.writeInt(blobs[i].length);
-            view.write(blobs[i]);
-        }
-        view.flush();
+        RawKeyedState.write(context, firstKeyGroup, nativeOp.snapshotKeyGroups(firstKeyGroup, lastKeyGroup));
     }
 }

@@ -25,6 +25,7 @@ import io.sluice.flink.SluiceOptions;
 public final class PlanContext {
     private final ReadableConfig config;
     private final Map<RelNode, String> stockReasons = new IdentityHashMap<>();
+    private final Map<RelNode, RelNode> originals = new IdentityHashMap<>();
 
     PlanContext(ReadableConfig config) {
         this.config = config;
@@ -97,6 +98,26 @@ public final class PlanContext {
      */
     public void stockReason(RelNode node, String reason) {
         stockReasons.put(node, reason);
+    }
+
+    /**
+     * The node of Flink's plan that a rewritten node stands for: Flink's metadata (upsert keys,
+     * unique keys) does not know sluice's nodes, so a matcher that needs it for an input asks the
+     * original (a {@code StreamPhysicalJoin} picks its state views from its inputs' upsert keys).
+     *
+     * @param node a node of the plan being rewritten (an input of the matched node)
+     * @return the Flink node it replaced or copied, or {@code node} itself
+     */
+    public RelNode original(RelNode node) {
+        RelNode o = originals.get(node);
+        return o == null ? node : o;
+    }
+
+    /** Records that {@code rewritten} (a copy over new inputs, or a sluice node) stands for {@code original}. */
+    void rewritten(RelNode original, RelNode rewritten) {
+        if (original != rewritten) {
+            originals.put(rewritten, original(original));
+        }
     }
 
     /** @return the reason recorded for {@code node}, or null */

@@ -15,7 +15,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalR
  * A subclass implements {@link #copy(RelTraitSet, java.util.List)}, {@link #translateToExecNode()}
  * (returning a {@link SluiceExecNode}) and, for its digest, {@code explainTerms} (calling super).
  */
-public abstract class SluicePhysicalRel extends SingleRel implements StreamPhysicalRel {
+public abstract class SluicePhysicalRel extends SingleRel implements StreamPhysicalRel, SluiceNode {
     private final RelDataType outputRowType;
 
     /**
@@ -41,6 +41,6 @@ public abstract class SluicePhysicalRel extends SingleRel implements StreamPhysi
         return false;
     }
 
-    /** @return the Flink node this one replaces, as the node reports name it, e.g. {@code Calc} */
+    @Override
     public abstract String flinkNode();
 }

@@ -162,6 +162,7 @@ public final class SluiceStage implements FlinkOptimizeProgram<StreamOptimizeCon
                 ctx.stockReason(current, reason);
             }
         }
+        ctx.rewritten(node, result);
         done.put(node, result);
         return result;
     }
@@ -191,8 +192,8 @@ public final class SluiceStage implements FlinkOptimizeProgram<StreamOptimizeCon
         }
         String description = node instanceof FlinkRelNode ? ((FlinkRelNode) node).getRelDetailedDescription()
                 : node.toString();
-        if (node instanceof SluicePhysicalRel) {
-            out.add(new NodeReport(((SluicePhysicalRel) node).flinkNode(), true, "", description));
+        if (node instanceof SluiceNode) {
+            out.add(new NodeReport(((SluiceNode) node).flinkNode(), true, "", description));
             return;
         }
         String reason = off != null ? off : ctx.recordedReason(node);

@@ -7,6 +7,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalC
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalChangelogNormalize;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
 
@@ -15,6 +16,7 @@ import io.sluice.flink.planner.calc.CalcSubstitution;
 import io.sluice.flink.planner.keyed.ChangelogNormalizeSubstitution;
 import io.sluice.flink.planner.keyed.DeduplicateSubstitution;
 import io.sluice.flink.planner.keyed.GroupAggregateSubstitution;
+import io.sluice.flink.planner.keyed.JoinSubstitution;
 import io.sluice.flink.planner.keyed.RankSubstitution;
 
 /**
@@ -38,7 +40,8 @@ public final class Substitutions {
                     .ownsWhen(KeyedPlannerCompat::isTopN).acceptingChangelog(),
             Substitution.of("deduplicate", KeyedPlannerCompat.deduplicateNode(), DeduplicateSubstitution::match),
             Substitution.of("changelog-normalize", StreamPhysicalChangelogNormalize.class,
-                    ChangelogNormalizeSubstitution::match).acceptingChangelog());
+                    ChangelogNormalizeSubstitution::match).acceptingChangelog(),
+            Substitution.of("join", StreamPhysicalJoin.class, JoinSubstitution::match).acceptingChangelog());
 
     /** @return the entry owning {@code node}'s class, or null */
     static Substitution<?> owner(RelNode node) {

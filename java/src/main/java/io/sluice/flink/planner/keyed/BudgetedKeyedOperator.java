@@ -5,8 +5,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
-import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.keyed.SluiceKeyedOperator;
+import io.sluice.flink.keyed.StateBudget;
 import io.sluice.jni.SluiceException;
 
 /**
@@ -33,11 +33,7 @@ public final class BudgetedKeyedOperator extends SluiceKeyedOperator {
     }
 
     private SluiceException named(SluiceException e) {
-        if (e.getMessage() == null || !e.getMessage().contains("state budget exceeded")) {
-            return e;
-        }
-        return new SluiceException(e.status(), e.getMessage() + " (" + SluiceOptions.STATE_BUDGET.key() + "=" + budget
-                + " bytes per subtask of " + spec() + "; raise it, or 0 for no limit)");
+        return StateBudget.named(e, budget, spec());
     }
 
     @Override

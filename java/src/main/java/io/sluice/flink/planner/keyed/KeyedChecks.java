@@ -33,6 +33,15 @@ final class KeyedChecks {
                     + "=true): Flink folds each bundle into one change per key; the native operator emits the "
                     + "per-row changelog";
         }
+        return ttl(config, ttlHint);
+    }
+
+    /**
+     * @param config the query's configuration
+     * @param ttlHint the node's STATE_TTL hint in ms, or null
+     * @return the reason a state TTL keeps the node stock, or null
+     */
+    static String ttl(ReadableConfig config, Long ttlHint) {
         Duration ttl = config.get(ExecutionConfigOptions.IDLE_STATE_RETENTION);
         if (ttlHint != null && ttlHint > 0) {
             return "state TTL (STATE_TTL hint " + ttlHint + " ms): native keyed state does not expire";
@@ -61,6 +70,15 @@ final class KeyedChecks {
         } catch (SluiceException | IllegalArgumentException e) {
             return "native operator refuses `" + spec + "` over " + in.asSummaryString() + ": " + e.getMessage();
         }
+        return layoutMismatch(out, nat);
+    }
+
+    /**
+     * @param out Flink's output row type
+     * @param nat the native operator's
+     * @return the first column whose {@code BinaryRowData} layout differs, as a reason, or null
+     */
+    static String layoutMismatch(RowType out, RowType nat) {
         for (int i = 0; i < out.getFieldCount(); i++) {
             LogicalType want = out.getTypeAt(i);
             LogicalType got = nat.getTypeAt(i);
