@@ -172,7 +172,8 @@ fn rowtime_fold(c: &mut Criterion) {
         let base = batch(parts, 0);
         // The partition and value columns are shared; only the rowtimes move on.
         let step = |o: &mut OverAggregate, t: &mut i64| {
-            let times: ArrayRef = Arc::new(Int64Array::from_iter_values(*t..*t + ROWS as i64));
+            // After the watermark `t`: a row at `t` would be late.
+            let times: ArrayRef = Arc::new(Int64Array::from_iter_values(*t + 1..=*t + ROWS as i64));
             let b = RecordBatch::try_new(base.schema(), vec![base.column(0).clone(), base.column(1).clone(), times])
                 .unwrap();
             o.process(&b, &kinds).unwrap();
