@@ -11,10 +11,11 @@ use jni::objects::{JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jintArray, jlong, jobject, jobjectArray, JNI_FALSE};
 use jni::JNIEnv;
 use sluice_engine::keyed::{JoinRowOperator, RowSchema};
+use sluice_keyed::KeyGroupRange;
 use sluice_transpose::Rows;
 
-use crate::capi::error::FfiError;
-use crate::jni::blobs::{blob_array, read_blobs, read_row_schema};
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::blobs::{read_row_schema, restore_key_groups, retained_bytes, snapshot_key_groups, KeyGroupState};
 use crate::jni::handle::{free_handle, handle_mut, into_handle};
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
 use crate::jni::strings::string_array;
@@ -133,9 +134,25 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_keyGroups<'l>(
     })
 }
 
+impl KeyGroupState for JoinJni {
+    const CLASS: &'static str = "JoinNative";
+    fn range(&self, first: i32, last: i32) -> FfiResult<KeyGroupRange> {
+        Ok(self.join.join().key_group_range(first, last)?)
+    }
+    fn snapshot(&self, range: KeyGroupRange) -> FfiResult<Vec<Vec<u8>>> {
+        Ok(self.join.join().snapshot_key_groups(range)?)
+    }
+    fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> FfiResult<()> {
+        Ok(self.join.join_mut().restore(blobs, range)?)
+    }
+    fn retained(&self) -> usize {
+        self.join.join().size()
+    }
+}
+
 /// `static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup,
-/// int lastKeyGroup)`: one blob per key group of the range (both inputs'
-/// state), in order; a key group without state gets `byte[0]`.
+/// int lastKeyGroup)`: one blob per key group of the range, in order, from
+/// one pass over the state; a key group without state gets `byte[0]`.
 #[no_mangle]
 pub extern "system" fn Java_io_sluice_jni_JoinNative_snapshotKeyGroups<'l>(
     mut env: JNIEnv<'l>,
@@ -146,10 +163,7 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_snapshotKeyGroups<'l>(
 ) -> jobjectArray {
     jni_boundary!(env, "JoinNative.snapshotKeyGroups", std::ptr::null_mut(), {
         // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
-        let range = j.join.join().key_group_range(first, last)?;
-        let blobs = j.join.join().snapshot_key_groups(range)?;
-        blob_array(&mut env, &blobs)
+        unsafe { snapshot_key_groups::<JoinJni>(&mut env, handle, first, last) }
     })
 }
 
@@ -167,16 +181,12 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_restore<'l>(
 ) {
     jni_boundary!(env, "JoinNative.restore", (), {
         // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
-        let range = j.join.join().key_group_range(first, last)?;
-        let owned = read_blobs(&mut env, &blobs)?;
-        let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        Ok(j.join.join_mut().restore(&refs, range)?)
+        unsafe { restore_key_groups::<JoinJni>(&mut env, handle, first, last, &blobs) }
     })
 }
 
-/// `static native long retainedBytes(long handle)`: retained state bytes of
-/// both inputs (what `budget=` bounds).
+/// `static native long retainedBytes(long handle)`: retained state bytes
+/// (what `budget=` bounds).
 #[no_mangle]
 pub extern "system" fn Java_io_sluice_jni_JoinNative_retainedBytes<'l>(
     mut env: JNIEnv<'l>,
@@ -185,8 +195,7 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_retainedBytes<'l>(
 ) -> jlong {
     jni_boundary!(env, "JoinNative.retainedBytes", 0, {
         // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
-        Ok(j.join.join().size() as jlong)
+        unsafe { retained_bytes::<JoinJni>(handle) }
     })
 }
 

@@ -10,10 +10,11 @@ use jni::objects::{JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jint, jintArray, jlong, jobject, jobjectArray};
 use jni::JNIEnv;
 use sluice_engine::keyed::KeyedRowOperator;
+use sluice_keyed::KeyGroupRange;
 use sluice_transpose::Rows;
 
-use crate::capi::error::FfiError;
-use crate::jni::blobs::{blob_array, read_blobs, read_row_schema};
+use crate::capi::error::{FfiError, FfiResult};
+use crate::jni::blobs::{read_row_schema, restore_key_groups, retained_bytes, snapshot_key_groups, KeyGroupState};
 use crate::jni::handle::{free_handle, handle_mut, into_handle};
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
 use crate::jni::strings::string_array;
@@ -121,6 +122,22 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_keyGroups<'l>(
     })
 }
 
+impl KeyGroupState for KeyedJni {
+    const CLASS: &'static str = "KeyedNative";
+    fn range(&self, first: i32, last: i32) -> FfiResult<KeyGroupRange> {
+        Ok(self.operator.operator().key_group_range(first, last)?)
+    }
+    fn snapshot(&self, range: KeyGroupRange) -> FfiResult<Vec<Vec<u8>>> {
+        Ok(self.operator.operator().snapshot_key_groups(range)?)
+    }
+    fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> FfiResult<()> {
+        Ok(self.operator.operator_mut().restore(blobs, range)?)
+    }
+    fn retained(&self) -> usize {
+        self.operator.operator().size()
+    }
+}
+
 /// `static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup,
 /// int lastKeyGroup)`: one blob per key group of the range, in order, from
 /// one pass over the state; a key group without state gets `byte[0]`.
@@ -134,10 +151,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_snapshotKeyGroups<'l>(
 ) -> jobjectArray {
     jni_boundary!(env, "KeyedNative.snapshotKeyGroups", std::ptr::null_mut(), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
-        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let range = k.operator.operator().key_group_range(first, last)?;
-        let blobs = k.operator.operator().snapshot_key_groups(range)?;
-        blob_array(&mut env, &blobs)
+        unsafe { snapshot_key_groups::<KeyedJni>(&mut env, handle, first, last) }
     })
 }
 
@@ -155,11 +169,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_restore<'l>(
 ) {
     jni_boundary!(env, "KeyedNative.restore", (), {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
-        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let range = k.operator.operator().key_group_range(first, last)?;
-        let owned = read_blobs(&mut env, &blobs)?;
-        let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        Ok(k.operator.operator_mut().restore(&refs, range)?)
+        unsafe { restore_key_groups::<KeyedJni>(&mut env, handle, first, last, &blobs) }
     })
 }
 
@@ -173,8 +183,7 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_retainedBytes<'l>(
 ) -> jlong {
     jni_boundary!(env, "KeyedNative.retainedBytes", 0, {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
-        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        Ok(k.operator.operator().size() as jlong)
+        unsafe { retained_bytes::<KeyedJni>(handle) }
     })
 }
 

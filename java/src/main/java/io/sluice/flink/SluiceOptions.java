@@ -35,7 +35,8 @@ public final class SluiceOptions {
     /**
      * Per operator switch of the planner stage: the updating (regular) join. Off by default (see
      * {@link #operatorEnabled}): where sluice would be slower than stock Flink for a node, it does
-     * not substitute that node, and the end-to-end figures in benches/RESULTS.md decide it.
+     * not substitute that node, and the join has no end-to-end figure from a quiet machine yet
+     * (benches/RESULTS.md, "Java: updating join").
      */
     public static final ConfigOption<Boolean> OPERATOR_JOIN_ENABLED = operatorEnabled("join");
 

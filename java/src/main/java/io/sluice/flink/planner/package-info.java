@@ -11,6 +11,10 @@
  * or option). The stage checks the switch, {@code sluice.enabled} and, unless the entry is
  * {@code acceptingChangelog()}, that every input is insert-only, before calling the matcher.
  *
+ * <p>A node with two inputs (the join: {@code keyed.StreamPhysicalSluiceJoin}) extends Calcite's
+ * {@code BiRel} and implements {@link io.sluice.flink.planner.SluiceNode}, which is what the node
+ * reports count as native.
+ *
  * <h2>Adding a substitution (e.g. GroupAggregate)</h2>
  * <ol>
  *   <li>A physical node: {@code StreamPhysicalSluiceGroupAggregate extends}
@@ -37,7 +41,8 @@
  *       {@code PlanContext.rowType(node.getInput())} is the input {@code RowType},
  *       {@code PlanContext.changelogMode(node.getInput())} / {@code insertOnly(...)} /
  *       {@code generatesUpdateBefore(...)} its changelog, {@code PlanContext.upsertKeys(rel)} the
- *       upsert keys, {@code ctx.config()} the query's options (state TTL, mini-batch,
+ *       upsert keys (of an input that is already a sluice node, or sits above one, ask
+ *       {@code ctx.original(input)}: Flink's metadata does not know sluice's nodes), {@code ctx.config()} the query's options (state TTL, mini-batch,
  *       {@code sluice.*}).</li>
  *   <li>One line in {@link io.sluice.flink.planner.Substitutions#ALL}:
  *       {@code Substitution.of("group-aggregate", StreamPhysicalGroupAggregate.class,

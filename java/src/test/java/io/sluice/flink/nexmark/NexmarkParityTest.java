@@ -14,23 +14,36 @@ import org.junit.jupiter.params.provider.MethodSource;
  * parallelism 1, stock Flink and with sluice installed; the materialized results must be equal
  * (q9 and q12, see {@link NexmarkQueries#comparable}, are run on both but only checked to finish). The event-time
  * rate is 500 events/s, so the 40 s of event time span several tumbling, hopping and session
- * windows.
+ * windows. The native join is switched on ({@code sluice.operator.join.enabled}, off by default) so
+ * the join queries check it too; each query's native and stock nodes are printed.
  */
 @Tag("nexmark")
 class NexmarkParityTest {
     private static final long EVENTS = 20_000;
     private static final NexmarkGenerator GEN = new NexmarkGenerator(42, 500);
+    private static final java.util.Map<String, String> OPTIONS = java.util.Map.of("sluice.operator.join.enabled", "true");
 
+    /** Every query, or those named in {@code -Dsluice.nexmark.queries=q3,q4} (as {@code QUERIES=} for the benchmark). */
     static Stream<String> queries() {
-        return NexmarkQueries.ALL.keySet().stream();
+        String only = System.getProperty("sluice.nexmark.queries", "");
+        java.util.List<String> names = java.util.Arrays.asList(only.split(","));
+        return NexmarkQueries.ALL.keySet().stream().filter(q -> only.isEmpty() || names.contains(q));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("queries")
     void stockAndInstalledAgree(String q) throws Exception {
         String sql = NexmarkQueries.ALL.get(q);
-        NexmarkRun.Result stock = NexmarkRun.run(sql, false, GEN, EVENTS, 1);
-        NexmarkRun.Result installed = NexmarkRun.run(sql, true, GEN, EVENTS, 1);
+        NexmarkRun.Result stock = NexmarkRun.run(sql, false, GEN, EVENTS, 1, OPTIONS);
+        NexmarkRun.Result installed = NexmarkRun.run(sql, true, GEN, EVENTS, 1, OPTIONS);
+        StringBuilder nodes = new StringBuilder("nexmark " + q + ":");
+        for (io.sluice.flink.NodeReport r : installed.explain().nodes()) {
+            if (r.isNative() || !r.reason().startsWith("sluice has no operator")) {
+                nodes.append(r.isNative() ? " native " + r.node() : " stock " + r.node() + " (" + r.reason() + ")")
+                        .append(';');
+            }
+        }
+        System.out.println(nodes);
         if (!NexmarkQueries.comparable(q)) {
             return;
         }

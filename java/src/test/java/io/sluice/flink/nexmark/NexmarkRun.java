@@ -45,9 +45,16 @@ final class NexmarkRun {
 
     static Result run(String sql, boolean installed, NexmarkGenerator gen, long events, int parallelism)
             throws Exception {
+        return run(sql, installed, gen, events, parallelism, java.util.Map.of());
+    }
+
+    /** As {@link #run(String, boolean, NexmarkGenerator, long, int)}, with {@code options} set on the environment. */
+    static Result run(String sql, boolean installed, NexmarkGenerator gen, long events, int parallelism,
+            java.util.Map<String, String> options) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        options.forEach((k, v) -> tEnv.getConfig().getConfiguration().setString(k, v));
         NexmarkTables.register(env, tEnv, gen, events);
         SluiceExplain explain = null;
         if (installed) {

@@ -1,0 +1,112 @@
+package io.sluice.flink.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import io.sluice.flink.Sluice;
+
+/**
+ * Plain SQL INNER join of two insert-only streams on a string key, stock Flink vs the same SQL
+ * with {@code Sluice.install} and {@code sluice.operator.join.enabled=true}: {@code l} has
+ * {@code rows} rows over 65,536 keys (k STRING, v BIGINT with NULLs, s STRING), {@code r} one row
+ * per key (k STRING, w BIGINT, t STRING), so the join emits one row per left row whichever input
+ * arrives first. Same generators ({@link KeyedSqlBenchmark.Gen} for the left), blackhole sink,
+ * parallelism 1, one MiniCluster; a warm-up pair, then alternating pairs; rows per second (left
+ * rows) from the job's submission to its end. Each installed run asserts that the join is native.
+ *
+ * <pre>
+ *   scripts/java-bench.sh join-sql [rows] [pairs]
+ * </pre>
+ */
+public final class JoinSqlBenchmark {
+    static final int KEYS = 65_536;
+
+    /** Right row i: the key of left key index i, w = i, t one of 1,024 strings. */
+    static final class Dim implements GeneratorFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public RowData map(Long index) {
+            long i = index;
+            GenericRowData r = new GenericRowData(3);
+            r.setField(0, StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i)));
+            r.setField(1, i);
+            r.setField(2, StringData.fromString("dim " + (i & 1023)));
+            return r;
+        }
+    }
+
+    static double run(long rows, boolean installed) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        if (installed) {
+            tEnv.getConfig().getConfiguration().setString("sluice.operator.join.enabled", "true");
+            Sluice.install(tEnv);
+        }
+        DataStream<RowData> left = env.fromSource(new DataGeneratorSource<>(new KeyedSqlBenchmark.Gen(KEYS), rows,
+                RateLimiterStrategy.noOp(), InternalTypeInfo.of(KeyedSqlBenchmark.TYPE)), WatermarkStrategy.noWatermarks(),
+                "left").setParallelism(1);
+        DataStream<RowData> right = env.fromSource(new DataGeneratorSource<>(new Dim(), KEYS, RateLimiterStrategy.noOp(),
+                InternalTypeInfo.of(KeyedSqlBenchmark.TYPE)), WatermarkStrategy.noWatermarks(), "right").setParallelism(1);
+        tEnv.createTemporaryView("l", tEnv.fromDataStream(left));
+        tEnv.createTemporaryView("r", tEnv.fromDataStream(right).as("k", "w", "t"));
+        tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, v BIGINT, s STRING, w BIGINT, t STRING) "
+                + "WITH ('connector' = 'blackhole')");
+        String sql = "INSERT INTO snk SELECT l.k, l.v, l.s, r.w, r.t FROM l JOIN r ON l.k = r.k";
+        if (installed && Sluice.explain(tEnv, sql).nodes().stream().noneMatch(n -> n.isNative() && n.node().equals("Join"))) {
+            throw new IllegalStateException("the join is not native: " + Sluice.explain(tEnv, sql).text());
+        }
+        long t0 = System.nanoTime();
+        tEnv.executeSql(sql).await();
+        return rows / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
+        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        cluster.start();
+        TestStreamEnvironment.setAsContext(cluster, 1);
+        try {
+            System.out.printf(Locale.ROOT, "join: %d left rows, %d right rows, pairs %d (after 1 warm-up pair)%n", rows,
+                    KEYS, pairs);
+            run(rows, false);
+            run(rows, true);
+            List<Double> ratios = new ArrayList<>();
+            for (int p = 0; p < pairs; p++) {
+                boolean nativeFirst = p % 2 == 1;
+                double a = run(rows, nativeFirst);
+                double b = run(rows, !nativeFirst);
+                double st = nativeFirst ? b : a;
+                double nt = nativeFirst ? a : b;
+                ratios.add(nt / st);
+                System.out.printf(Locale.ROOT, "  pair %d: stock %.0f rows/s, installed %.0f rows/s, %.2fx%n", p, st, nt,
+                        nt / st);
+            }
+            System.out.printf(Locale.ROOT, "INNER join on a string key: median ratio %.2fx%n",
+                    KeyedSqlBenchmark.median(ratios));
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+            cluster.close();
+        }
+    }
+}
