@@ -86,7 +86,7 @@ sql_client() { # home conf-dir script out
     FLINK_CONF_DIR="$2" nice java $OPENS -Dlog.file="$1/log/sql-client.log" \
         -Dlog4j.configurationFile="file:$1/conf/log4j.properties" \
         -cp "$cp" org.apache.flink.table.client.SqlClient -f "$3" >"$4" 2>&1 \
-        || { cat "$4" >&2; fail "the SQL client failed (output above)"; }
+        || { cat "$4" >&2; echo "the SQL client failed (output above)" >&2; return 1; }
 }
 
 # Checks one run of job.sql: the EXPLAIN output (sluice's plan nodes, SluiceCalc and
@@ -113,6 +113,26 @@ check_run() { # out-file log want(native|stock)
     fi
 }
 
+# The bridge refuses a Flink version it was not built for: lib/ with a copy of the bridge whose
+# sluice-bridge.properties names another version, and the SQL client must fail saying so.
+check_refusal() { # home version
+    local home=$1 other="0.0.0-not-$2" jar tmp
+    jar=$(ls "$home"/lib/flink-sluice-bridge-*.jar)
+    tmp=$(mktemp -d)
+    printf 'flink.version=%s\n' "$other" >"$tmp/sluice-bridge.properties"
+    (cd "$tmp" && cp "$jar" bridge.jar && jar uf bridge.jar sluice-bridge.properties)
+    mv "$jar" "$tmp/kept.jar"
+    cp "$tmp/bridge.jar" "$jar"
+    if sql_client "$home" "$home/conf" scripts/deploy/job.sql "$home/log/refused.out" 2>/dev/null; then
+        mv "$tmp/kept.jar" "$jar"
+        fail "a bridge built for Flink $other ran on Flink $2"
+    fi
+    mv "$tmp/kept.jar" "$jar"
+    rm -rf "$tmp"
+    grep -q "built and tested for Flink $other only, and this is Flink $2" "$home/log/refused.out" \
+        || fail "the bridge built for Flink $other did not refuse Flink $2 with its message ($home/log/refused.out)"
+}
+
 run_line() { # line
     local line=$1 version
     version=$(flink_version "$line")
@@ -130,7 +150,7 @@ run_line() { # line
     write_conf "$HOME_DIR/conf"
 
     echo "-- job.sql unchanged, sluice on (the default)"
-    sql_client "$HOME_DIR" "$HOME_DIR/conf" scripts/deploy/job.sql "$HOME_DIR/log/on.out"
+    sql_client "$HOME_DIR" "$HOME_DIR/conf" scripts/deploy/job.sql "$HOME_DIR/log/on.out" || exit 1
     check_run "$HOME_DIR/log/on.out" "$HOME_DIR/log/sql-client.log" native
     grep -q "sluice: planner stage installed" "$HOME_DIR/log/sql-client.log" \
         || fail "the SQL client's log has no line from sluice's planner factory"
@@ -140,8 +160,11 @@ run_line() { # line
     cp "$HOME_DIR/conf/log4j.properties" "$HOME_DIR/conf-off/"
     write_conf "$HOME_DIR/conf-off" "sluice.enabled: false"
     mv "$HOME_DIR/log/sql-client.log" "$HOME_DIR/log/sql-client-on.log"
-    sql_client "$HOME_DIR" "$HOME_DIR/conf-off" scripts/deploy/job.sql "$HOME_DIR/log/off.out"
+    sql_client "$HOME_DIR" "$HOME_DIR/conf-off" scripts/deploy/job.sql "$HOME_DIR/log/off.out" || exit 1
     check_run "$HOME_DIR/log/off.out" "$HOME_DIR/log/sql-client.log" stock
+
+    echo "-- a bridge built for another Flink version refuses"
+    check_refusal "$HOME_DIR" "$version"
     echo "== $line: passed"
 }
 
