@@ -7,7 +7,11 @@
 # finished with tasks running sluice's operators (the client's log), and that
 # `sluice.enabled: false` in config.yaml gives Flink's plan and operators back.
 #
-#   scripts/deploy-test.sh [flink-2] [flink-1.20]   (default: both lines)
+#   scripts/deploy-test.sh [flink-2]
+#
+# Flink 2.3.0 only for now: the bridge builds for 1.20.4 (-Pflink-1.20), but the SQL client there
+# needs opt/flink-sql-gateway-1.20.4.jar, which neither the 1.20.4 wheel nor Maven Central (it has
+# 1.20.3) serves, so flink-1.20 stops with that reason instead of running a mixed-version client.
 #
 # Expects libsluice staged in java/target/native (scripts/java.sh or stage_jar_library in
 # scripts/env.sh do it). Downloads go to target-deploy/ (~0.6 GB for both lines). The wheel has
@@ -19,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 WORK="$ROOT/target-deploy"
 LINES=("$@")
-[ ${#LINES[@]} -gt 0 ] || LINES=(flink-2 flink-1.20)
+[ ${#LINES[@]} -gt 0 ] || LINES=(flink-2)
 OPENS=$(sed -n 's:.*<flink.jvm.opens>\(.*\)</flink.jvm.opens>.*:\1:p' java/pom.xml)
 fail() { echo "deploy-test FAILED: $*" >&2; exit 1; }
 
@@ -133,10 +137,27 @@ check_refusal() { # home version
         || fail "the bridge built for Flink $other did not refuse Flink $2 with its message ($home/log/refused.out)"
 }
 
+# PyFlink: `pip install apache-flink` (the same Flink version), FLINK_HOME at the distribution
+# with sluice's jars in lib/ (PyFlink starts its Java gateway from $FLINK_HOME/lib), and the
+# unchanged scripts/deploy/job.py, whose printed plans must show sluice's nodes.
+check_pyflink() { # home version
+    local out="$1/log/pyflink.out" node
+    if ! "$WORK/venv/bin/python" -c 'import pyflink.table' 2>/dev/null; then
+        nice "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "apache-flink==$2"
+    fi
+    FLINK_HOME="$1" nice "$WORK/venv/bin/python" scripts/deploy/job.py >"$out" 2>&1 \
+        || { cat "$out" >&2; fail "the PyFlink program failed (output above)"; }
+    for node in SluiceCalc SluiceGroupAggregate; do
+        grep -q "+- $node(" "$out" || fail "the PyFlink program's plan shows no $node ($out)"
+    done
+    grep -q "job.py: both jobs finished" "$out" || fail "the PyFlink jobs did not finish ($out)"
+}
+
 run_line() { # line
     local line=$1 version
     version=$(flink_version "$line")
     [ -n "$version" ] || fail "unknown Flink line $line"
+    [ "$line" != flink-1.20 ] || fail "flink-1.20 is not tested here: no flink-sql-gateway $version jar is served (see the header)"
     echo "== $line: Flink $version distribution + sluice jars in lib/"
     [ -f java/target/native/io/sluice/native/linux-x86_64/libsluice.so ] \
         || fail "libsluice is not staged in java/target/native (run scripts/java.sh or stage_jar_library first)"
@@ -162,6 +183,11 @@ run_line() { # line
     mv "$HOME_DIR/log/sql-client.log" "$HOME_DIR/log/sql-client-on.log"
     sql_client "$HOME_DIR" "$HOME_DIR/conf-off" scripts/deploy/job.sql "$HOME_DIR/log/off.out" || exit 1
     check_run "$HOME_DIR/log/off.out" "$HOME_DIR/log/sql-client.log" stock
+
+    if [ "$line" = flink-2 ]; then
+        echo "-- PyFlink: job.py unchanged, FLINK_HOME=$HOME_DIR"
+        check_pyflink "$HOME_DIR" "$version"
+    fi
 
     echo "-- a bridge built for another Flink version refuses"
     check_refusal "$HOME_DIR" "$version"
