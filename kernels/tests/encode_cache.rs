@@ -436,7 +436,7 @@ fn batch_paths_equal_plain_encoding() {
 
     // Empty: no rows, and rows that are all empty values.
     check_batch(&[], 0, &[]);
-    check_batch(&vec![Vec::new(); 20], 0, &vec![true; 20]);
+    check_batch(&vec![Vec::new(); 20], 0, &[true; 20]);
     let mut c = CachedEncoder::new();
     assert_eq!(utf16_to_utf8_cached(&[], &[], None, &mut c).unwrap().len(), 0);
     assert_eq!(c.stats(), EncodeCacheStats::default());
