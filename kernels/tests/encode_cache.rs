@@ -359,3 +359,85 @@ proptest! {
         }
     }
 }
+
+/// One batch through a fresh cache at every level: rows `first..` of
+/// `values` (offsets starting past unit 0 when `first > 0`, as a slice of
+/// a bigger array), with validity `valid[first..]`, against plain encoding
+/// and the policy's model.
+fn check_batch(values: &[Vec<u16>], first: usize, valid: &[bool]) {
+    let units: Vec<u16> = values.concat();
+    let mut offsets = vec![0i64];
+    for v in values {
+        offsets.push(offsets.last().unwrap() + v.len() as i64);
+    }
+    let offsets = &offsets[first..];
+    let nulls = NullBuffer::from(valid[first..].to_vec());
+    let want = utf16_to_utf8(&units, offsets, Some(&nulls)).unwrap();
+    let reference: Vec<u8> = (first..values.len()).filter(|&r| valid[r]).flat_map(|r| plain(&values[r])).collect();
+    assert_eq!(want.value_data(), &reference[..]);
+    let kept: Vec<Vec<u16>> = (first..values.len()).filter(|&r| valid[r]).map(|r| values[r].clone()).collect();
+    for level in Level::testable() {
+        let mut c = CachedEncoder::new();
+        let got = forced::utf16_to_utf8_cached(level, &units, offsets, Some(&nulls), &mut c).unwrap();
+        got.to_data().validate_full().unwrap();
+        assert_eq!(got, want, "{level:?} from row {first}");
+        assert_eq!(c.stats(), model(&kept), "{level:?} from row {first}");
+    }
+}
+
+/// The cache's batch paths: whole ASCII batches (the plain loop end to
+/// end), batches switching between ASCII stretches and mixed-script runs
+/// mid-batch (a cached value surviving an ASCII stretch, an ASCII value as
+/// long as the cached one), NULLs inside streaks and stretches, sliced
+/// offsets, empty values and batches, and values that make the optimistic
+/// values buffer grow while the cached value lives in it.
+#[test]
+fn batch_paths_equal_plain_encoding() {
+    let ascii = |i: usize, len: usize| -> Vec<u16> { (0..len).map(|k| 0x21 + ((i * 7 + k) % 90) as u16).collect() };
+    let mixed = |i: usize, len: usize| -> Vec<u16> { (0..len).map(|k| 0x4E00 + ((i * 13 + k) % 500) as u16).collect() };
+    // All ASCII, in runs and distinct: no hit, no miss, nothing retained.
+    let all_ascii: Vec<Vec<u16>> = (0..300).map(|r| ascii(r / 8, 64)).collect();
+    let mut c = CachedEncoder::new();
+    let units = all_ascii.concat();
+    let offsets: Vec<i64> = (0..=300).map(|r| r * 64).collect();
+    let got = utf16_to_utf8_cached(&units, &offsets, None, &mut c).unwrap();
+    assert_eq!(got, utf16_to_utf8(&units, &offsets, None).unwrap());
+    assert_eq!(c.stats(), stats(0, 0, false, 0, 300));
+    assert_eq!(c.retained_bytes(), 0);
+
+    // Switching mid-batch: ASCII stretch, a mixed run, ASCII of the same
+    // length as the cached value, the mixed value again (a hit across the
+    // stretch), long values, empty values, a lone surrogate.
+    let mut switching = Vec::new();
+    for block in 0..12 {
+        switching.extend((0..5).map(|r| ascii(block * 5 + r, 64)));
+        switching.extend(std::iter::repeat_n(mixed(block, 64), 4));
+        switching.push(ascii(block, 64));
+        switching.push(mixed(block, 64));
+        switching.push(Vec::new());
+        switching.push(mixed(block, 1100));
+        switching.push(mixed(block, 64));
+        switching.push(vec![0x61, 0xDC00]);
+    }
+    let n = switching.len();
+    let patterns: [Vec<bool>; 3] =
+        [vec![true; n], (0..n).map(|r| r % 3 != 1).collect(), (0..n).map(|r| r % 7 != 0).collect()];
+    for valid in &patterns {
+        for first in [0, 1, 7, n / 2, n] {
+            check_batch(&switching, first, valid);
+        }
+    }
+
+    // Mixed runs only: every value's UTF-8 is three times its units, so
+    // the one-byte-per-unit buffer grows once, inside a streak or a miss.
+    let runs: Vec<Vec<u16>> = (0..400).map(|r| mixed(r / 6, 40)).collect();
+    check_batch(&runs, 0, &vec![true; 400]);
+    check_batch(&runs, 3, &(0..400).map(|r| r % 5 != 2).collect::<Vec<_>>());
+
+    // Empty: no rows, and rows that are all empty values.
+    check_batch(&[], 0, &[]);
+    check_batch(&vec![Vec::new(); 20], 0, &[true; 20]);
+    let mut c = CachedEncoder::new();
+    assert_eq!(utf16_to_utf8_cached(&[], &[], None, &mut c).unwrap().len(), 0);
+    assert_eq!(c.stats(), EncodeCacheStats::default());
+}

@@ -196,22 +196,10 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
         Some((c, _)) => (Some(c), None, 0),
         None => (None, None, 0),
     };
-    let base = units.as_ptr();
-    let mut bypassed_rows = 0u64;
-    for r in first_plain..rows {
-        if nulls.is_none_or(|n| n.is_valid(r)) {
-            // SAFETY: `r + 1 < offsets.len()`.
-            let (s, e) = unsafe { (*offsets.get_unchecked(r) as usize, *offsets.get_unchecked(r + 1) as usize) };
-            let len = e - s;
-            sink.room(r, len)?;
-            bypassed_rows += 1;
-            // SAFETY: `s..e` is within `units` (checked offsets); `room`
-            // left enough spare capacity from `o`.
-            sink.o += unsafe { f(base.add(s), len, sink.dst()) };
-        }
-        // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
-        out_offsets.push(O::usize_as(sink.o));
-    }
+    // SAFETY: `f` comes from the dispatch or from `Level::encoder`; the
+    // offsets and validity are checked; `out_offsets` holds rows
+    // `..first_plain` and has capacity for all.
+    unsafe { sink.encode_rows::<O, false>(f, &mut out_offsets, first_plain, usize::MAX, 0) }?;
     if let Some(c) = cache {
         if let Some(run) = pending {
             // SAFETY: the run's pointers into `units` and into the values
@@ -219,9 +207,8 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
             // the values) if the run ended in a bypass, which reads neither.
             unsafe { c.commit(run) };
         }
-        // Without a cache this count is meaningless and dropped; with one,
-        // the plain loop only ran while it was bypassed.
-        c.add_bypassed_rows(bypassed_rows);
+        // The plain loop only ran while the cache was bypassed.
+        c.add_bypassed_rows(sink.valid_rows(first_plain, rows) as u64);
     }
     let Sink { mut values, o, .. } = sink;
     // SAFETY: the encoders initialised exactly `values[..o]`.

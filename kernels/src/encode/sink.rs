@@ -2,6 +2,7 @@
 //! and the values buffer of a batch being filled front to back ([`Sink`]),
 //! shared by the plain batch loop and the encode cache's loop.
 
+use arrow_array::OffsetSizeTrait;
 use arrow_buffer::NullBuffer;
 
 use crate::arch::{self, all::encode as scalar, EncodeFn};
@@ -125,5 +126,121 @@ impl Sink<'_> {
     pub(crate) fn dst(&mut self) -> *mut u8 {
         // SAFETY: `o` is within the allocation (at most its capacity).
         unsafe { self.values.as_mut_ptr().add(self.o) }
+    }
+}
+
+/// Where [`Sink::encode_rows`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// Every row is done.
+    End,
+    /// The row it returned is valid and `watch_len` units long: it may be
+    /// the cached value. Nothing of it is written (its offset neither).
+    Candidate,
+    /// The row before the one it returned was eligible for the cache and
+    /// not narrowed (its UTF-8 is longer than its UTF-16): a miss, already
+    /// encoded and its offset pushed. `s` is its first unit, `at` its first
+    /// byte in the values, `n` its byte length.
+    Miss { s: usize, len: usize, at: usize, n: usize },
+}
+
+impl Sink<'_> {
+    /// The plain batch loop: encodes rows `r..` with `f`, pushing each
+    /// row's end offset (a NULL row repeats it), until the batch ends.
+    ///
+    /// With `WATCH` (the encode cache's stretches between cache events) it
+    /// also stops before a valid row of `watch_len` units (a possible hit;
+    /// `usize::MAX` when nothing is cached) and after a row of at most
+    /// `max_cached` units whose encoding is longer than its units (a miss).
+    /// Narrowed rows (ASCII) and longer rows are neither, so a column of
+    /// them runs this loop end to end: two compares per row more than
+    /// plain encoding. Returns the next row and why it stopped.
+    ///
+    /// `#[inline(never)]` so that this loop is compiled alone, with its
+    /// few live values in registers, wherever it is called from.
+    ///
+    /// # Safety
+    ///
+    /// - `f` is an encoder the CPU can run (see `EncodeFn`).
+    /// - The offsets and validity were checked (`check_offsets`);
+    ///   `out_offsets` holds the offsets of rows `..r` (`r + 1` entries)
+    ///   and has capacity for every row.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OffsetOverflow`] if the exact total exceeds the limit (the
+    /// offsets pushed so far stay valid).
+    #[inline(never)]
+    pub(crate) unsafe fn encode_rows<O: OffsetSizeTrait, const WATCH: bool>(
+        &mut self,
+        f: EncodeFn,
+        out_offsets: &mut Vec<O>,
+        mut r: usize,
+        watch_len: usize,
+        max_cached: usize,
+    ) -> Result<(usize, Stop)> {
+        let (offsets, bits) = (self.offsets, self.nulls.map(|n| n.inner()));
+        let rows = offsets.len().saturating_sub(1);
+        let base = self.units.as_ptr();
+        while r < rows {
+            // SAFETY: `r < rows`, the validity's length (checked).
+            if bits.is_none_or(|b| unsafe { b.value_unchecked(r) }) {
+                // SAFETY: `r + 1 < offsets.len()`.
+                let (s, e) = unsafe { (*offsets.get_unchecked(r) as usize, *offsets.get_unchecked(r + 1) as usize) };
+                let len = e - s;
+                if WATCH && len == watch_len {
+                    return Ok((r, Stop::Candidate));
+                }
+                // SAFETY: `s..e` is within `units` (checked offsets); the
+                // caller vouches for `f`.
+                let (at, n) = unsafe { self.encode_row(f, out_offsets, r, base.add(s), len) }?;
+                r += 1;
+                if WATCH && n != len && len <= max_cached {
+                    return Ok((r, Stop::Miss { s, len, at, n }));
+                }
+            } else {
+                out_offsets.push(O::usize_as(self.o));
+                r += 1;
+            }
+        }
+        Ok((r, Stop::End))
+    }
+
+    /// Encodes valid row `r` (`len` units at `src`) with `f` after making
+    /// room, and pushes its end offset; returns where its bytes start and
+    /// how many there are.
+    ///
+    /// # Safety
+    ///
+    /// `src` is row `r`'s units within `units`; `f` as for
+    /// [`encode_rows`](Self::encode_rows).
+    ///
+    /// # Errors
+    ///
+    /// As [`room`](Self::room).
+    #[inline(always)]
+    pub(crate) unsafe fn encode_row<O: OffsetSizeTrait>(
+        &mut self,
+        f: EncodeFn,
+        out_offsets: &mut Vec<O>,
+        r: usize,
+        src: *const u16,
+        len: usize,
+    ) -> Result<(usize, usize)> {
+        self.room(r, len)?;
+        let at = self.o;
+        // SAFETY: `src` holds `len` units (the caller's contract); `room`
+        // left this row's worst case (or its exact bytes) plus slack from
+        // `o`.
+        let n = unsafe { f(src, len, self.dst()) };
+        self.o += n;
+        // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
+        out_offsets.push(O::usize_as(self.o));
+        Ok((at, n))
+    }
+
+    /// The number of valid rows among `from..to`.
+    pub(crate) fn valid_rows(&self, from: usize, to: usize) -> usize {
+        self.nulls.map_or(to - from, |n| n.inner().slice(from, to - from).count_set_bits())
     }
 }

@@ -9,8 +9,14 @@
 //! encoder's owned buffers, so nothing retains a view of the input or the
 //! output past the call (and an error leaves the cache untouched).
 //!
-//! The loop is compiled once per vector width (SSE2, AVX2, AVX-512BW) and
-//! picked per batch.
+//! Rows the cache cannot serve (ASCII and other narrowed values, values
+//! over [`MAX_CACHED_UNITS`], other lengths than the cached value's) run
+//! the plain batch loop itself, which hands back only at a possible hit or
+//! a miss; so a column of them costs what plain encoding costs, and the
+//! bypass after eight misses hands distinct text to that loop for good.
+//!
+//! The hit path is compiled once per vector width (SSE2, AVX2, AVX-512BW)
+//! and picked per batch.
 
 use arrow_array::OffsetSizeTrait;
 
@@ -18,7 +24,7 @@ use super::hit::{HitOps, Portable};
 use super::run::Run;
 use super::{CachedEncoder, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
 use crate::arch::{EncodeFn, Level};
-use crate::encode::sink::Sink;
+use crate::encode::sink::{Sink, Stop};
 use crate::error::Result;
 
 /// Encodes rows from 0 until the batch ends or the cache gets bypassed;
@@ -94,9 +100,14 @@ unsafe fn rows_avx512<O: OffsetSizeTrait>(
 
 /// The row loop. NULL rows push their offset and touch nothing else.
 ///
-/// The loop state (write position, values base, offsets cursor, the cached
-/// value, counters) lives in locals so that it stays in registers: a
-/// counter kept in memory puts a store-to-load round trip on every row.
+/// Rows that cannot hit (NULL, another length than the cached value's,
+/// narrowed, over [`MAX_CACHED_UNITS`]) run the plain batch loop
+/// ([`Sink::encode_rows`], watching), which stops only at cache events: a
+/// row as long as the cached value, or a miss. So a column the cache cannot
+/// help (ASCII, long values) costs plain encoding plus two compares per
+/// row, and the cache's own state stays out of that loop. A row that may
+/// hit is compared; a hit starts a streak of hits, a loop without calls
+/// whose state lives in locals (registers).
 ///
 /// # Safety
 ///
@@ -113,142 +124,77 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
     sink: &mut Sink<'_>,
     out_offsets: &mut Vec<O>,
 ) -> Result<usize> {
-    let (units, offsets, nulls) = (sink.units, sink.offsets, sink.nulls);
+    let (base, offsets) = (sink.units.as_ptr(), sink.offsets);
     let rows = offsets.len().saturating_sub(1);
     debug_assert!(out_offsets.len() == 1 && out_offsets.capacity() > rows);
-    let bits = nulls.map(|n| n.inner());
-    let base = units.as_ptr();
-    let offs = out_offsets.as_mut_ptr();
-    let mut o = sink.o;
-    let mut vbase = sink.values.as_mut_ptr();
-    let mut room_ok = sink.room_is_ok();
-    let capacity = sink.capacity();
-    let mut r = 0;
+    let Run {
+        mut hits, mut misses, mut consecutive, mut prev_units, mut prev_len, prev_bytes, mut prev_bytes_len, ..
+    } = *run;
+    // Where the cached bytes are once they come from this batch: an offset
+    // into the values, which may move when they grow.
+    let mut prev_at: Option<usize> = None;
     let mut bypassed = false;
-    let Run { mut hits, mut misses, mut ineligible, mut consecutive, .. } = *run;
-    let (mut prev_units, mut prev_len, mut prev_bytes, mut prev_bytes_len, mut in_batch) =
-        (run.prev_units, run.prev_len, run.prev_bytes, run.prev_bytes_len, run.in_batch);
+    let mut r = 0;
     while r < rows {
-        // A streak of hits: valid rows equal to the cached value, with room.
-        // No call in this loop, so its state stays in registers; any other
-        // row (and the first row of a streak) goes through the general step
-        // below.
-        let streak_start = r;
-        // Whether the streak ended on a compared, unequal row.
-        let mut known_miss = false;
-        while r < rows {
-            // SAFETY: `r < rows`, the validity's length; `r + 1 <
-            // offsets.len()`; checked offsets lie within `units`.
-            unsafe {
-                if bits.is_some_and(|b| !b.value_unchecked(r)) {
-                    break;
-                }
-                let s = *offsets.get_unchecked(r) as usize;
-                let len = *offsets.get_unchecked(r + 1) as usize - s;
-                if len != prev_len || (!room_ok && o + 3 * len > capacity) {
-                    break;
-                }
-                // A length match makes both ranges `len` units long and
-                // readable; a hit's bytes are this row's exact encoding,
-                // which the room check (or the exact sizing) made room for,
-                // and lie elsewhere (earlier in the values, or in the
+        // SAFETY: forwarded contract; `out_offsets` holds rows `..r`.
+        let (next, stop) = unsafe { sink.encode_rows::<O, true>(f, out_offsets, r, prev_len, MAX_CACHED_UNITS) }?;
+        r = next;
+        let miss = match stop {
+            Stop::End => break,
+            Stop::Miss { s, len, at, n } => Some((s, len, at, n)),
+            Stop::Candidate => {
+                // Row `r` is valid and as long as the cached value.
+                // SAFETY: `r + 1 < offsets.len()`; checked offsets lie
+                // within `units`.
+                let s = unsafe { *offsets.get_unchecked(r) } as usize;
+                let len = prev_len;
+                sink.room(r, len)?;
+                let vbase = sink.values.as_mut_ptr();
+                // SAFETY: `prev_at` is below `o`, within the values.
+                let cached = prev_at.map_or(prev_bytes, |at| unsafe { vbase.add(at).cast_const() });
+                // SAFETY: equal lengths make both unit ranges `len` long and
+                // readable (`prev_units` points into `units` or the
                 // encoder's own buffer).
-                if !H::eq(base.add(s).cast(), prev_units.cast(), 2 * len) {
-                    known_miss = true;
-                    break;
+                if unsafe { H::eq(base.add(s).cast(), prev_units.cast(), 2 * len) } {
+                    // SAFETY: `out_offsets` holds rows `..r`; the cached
+                    // bytes are readable and this row's exact encoding.
+                    let (end, known_miss) =
+                        unsafe { streak::<H, O>(sink, out_offsets, r, (prev_units, len), (cached, prev_bytes_len)) };
+                    hits += (end - r) as u64;
+                    consecutive = 0;
+                    r = end;
+                    if !known_miss {
+                        continue;
+                    }
                 }
-                H::copy(vbase.add(o), prev_bytes, prev_bytes_len);
+                // Row `r` was compared and differs: encode it.
+                // SAFETY: `r + 1 < offsets.len()`.
+                let s = unsafe { *offsets.get_unchecked(r) } as usize;
+                // SAFETY: `s..s + len` is row `r` within `units`; `f` as
+                // the contract says.
+                let (at, n) = unsafe { sink.encode_row(f, out_offsets, r, base.add(s), len) }?;
+                r += 1;
+                // Narrowed (ASCII): neither a miss nor cached.
+                (n != len).then_some((s, len, at, n))
             }
-            o += prev_bytes_len;
-            r += 1;
-            // SAFETY: `r <= rows < capacity`.
-            unsafe { offs.add(r).write(O::usize_as(o)) };
-        }
-        if r > streak_start {
-            hits += (r - streak_start) as u64;
-            consecutive = 0;
-            if r == rows {
+        };
+        if let Some((s, len, at, n)) = miss {
+            misses += 1;
+            consecutive += 1;
+            // SAFETY: `s` is within `units`.
+            prev_units = unsafe { base.add(s) };
+            prev_len = len;
+            prev_at = Some(at);
+            prev_bytes_len = n;
+            if consecutive >= MAX_CONSECUTIVE_MISSES {
+                // Distinct text: stop looking; the caller encodes the rest
+                // plainly.
+                bypassed = true;
                 break;
             }
         }
-        // SAFETY: `r < rows`, the validity's length (checked).
-        if bits.is_none_or(|b| unsafe { b.value_unchecked(r) }) {
-            // SAFETY: `r + 1 < offsets.len()`; checked offsets lie within
-            // `units` and do not decrease.
-            let (s, e) = unsafe { (*offsets.get_unchecked(r) as usize, *offsets.get_unchecked(r + 1) as usize) };
-            let len = e - s;
-            if !room_ok && o + 3 * len > capacity {
-                sink.o = o;
-                let res = sink.room(r, len);
-                // The partial offsets are valid even on error.
-                // SAFETY: `offs[..=r]` are written.
-                unsafe { out_offsets.set_len(r + 1) };
-                res?;
-                let moved = sink.values.as_mut_ptr();
-                if in_batch && moved != vbase {
-                    // The values moved: follow the cached bytes.
-                    // SAFETY: `prev_bytes` pointed into the old allocation
-                    // at an offset below `o`, which the move preserved.
-                    prev_bytes = unsafe { moved.offset(prev_bytes.offset_from(vbase)) };
-                }
-                vbase = moved;
-                room_ok = sink.room_is_ok();
-            }
-            // SAFETY: `s..e` is within `units`; the spare capacity from `o`
-            // holds this row's worst case (or its exact bytes) plus slack.
-            let (src, dst) = unsafe { (base.add(s), vbase.add(o)) };
-            if len <= MAX_CACHED_UNITS {
-                // SAFETY: a length match makes both unit ranges `len` long
-                // and readable (`prev_units` is valid per the contract); a
-                // hit's bytes are this row's exact encoding, which fits at
-                // `dst`, and lie elsewhere (earlier in the values, or in the
-                // encoder's own buffer).
-                unsafe {
-                    if !known_miss && len == prev_len && H::eq(src.cast(), prev_units.cast(), 2 * len) {
-                        H::copy(dst, prev_bytes, prev_bytes_len);
-                        o += prev_bytes_len;
-                        hits += 1;
-                        consecutive = 0;
-                    } else {
-                        let n = f(src, len, dst);
-                        o += n;
-                        if n == len {
-                            // Narrowed (ASCII): encoding it again costs less
-                            // than a hit, so it is neither a miss nor cached.
-                            ineligible += 1;
-                        } else {
-                            misses += 1;
-                            consecutive += 1;
-                            prev_units = src;
-                            prev_len = len;
-                            prev_bytes = dst;
-                            prev_bytes_len = n;
-                            in_batch = true;
-                            if consecutive >= MAX_CONSECUTIVE_MISSES {
-                                // Distinct text: stop looking; the caller
-                                // encodes the rest plainly.
-                                bypassed = true;
-                            }
-                        }
-                    }
-                }
-            } else {
-                ineligible += 1;
-                // SAFETY: as above.
-                o += unsafe { f(src, len, dst) };
-            }
-        }
-        r += 1;
-        // `o <= total <= limit <= O::MAX_OFFSET`: exact conversion.
-        // SAFETY: `r <= rows < capacity`.
-        unsafe { offs.add(r).write(O::usize_as(o)) };
-        if bypassed {
-            break;
-        }
     }
-    // SAFETY: `offs[..=r]` are written.
-    unsafe { out_offsets.set_len(r + 1) };
-    sink.o = o;
+    let ineligible = sink.valid_rows(0, r) as u64 - hits - misses;
     *run = Run {
         hits,
         misses,
@@ -257,9 +203,78 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
         bypassed,
         prev_units,
         prev_len,
-        prev_bytes,
+        // SAFETY: `at` is below `o`, within the values.
+        prev_bytes: prev_at.map_or(prev_bytes, |at| unsafe { sink.values.as_ptr().add(at) }),
         prev_bytes_len,
-        in_batch,
+        in_batch: prev_at.is_some(),
     };
     Ok(r)
+}
+
+/// A streak of hits from row `r` (compared equal, with room): copies the
+/// cached bytes while the next rows are valid, as long, equal and fit
+/// without growing. Returns the row it stopped at and whether that row was
+/// compared and differs.
+///
+/// # Safety
+///
+/// - The CPU has the target features of `H`.
+/// - As [`rows_with`] for `sink`; `out_offsets` holds rows `..r`; row `r`
+///   is valid, equal to the cached value and has room.
+/// - `prev` are the cached value's units (`len` of them, readable) and
+///   `cached` its UTF-8 bytes (readable, outside the values from `o` on).
+#[inline(always)]
+unsafe fn streak<H: HitOps, O: OffsetSizeTrait>(
+    sink: &mut Sink<'_>,
+    out_offsets: &mut Vec<O>,
+    mut r: usize,
+    (prev, len): (*const u16, usize),
+    (cached, n): (*const u8, usize),
+) -> (usize, bool) {
+    let (offsets, bits) = (sink.offsets, sink.nulls.map(|b| b.inner()));
+    let rows = offsets.len().saturating_sub(1);
+    let base = sink.units.as_ptr();
+    let offs = out_offsets.as_mut_ptr();
+    let vbase = sink.values.as_mut_ptr();
+    let (room_ok, capacity) = (sink.room_is_ok(), sink.capacity());
+    let mut o = sink.o;
+    let mut known_miss = false;
+    // SAFETY: the caller's contract for row `r`; `r + 1 <= rows <
+    // capacity` of `out_offsets`.
+    unsafe {
+        H::copy(vbase.add(o), cached, n);
+        o += n;
+        r += 1;
+        offs.add(r).write(O::usize_as(o));
+    }
+    // No call in this loop, so its state stays in registers.
+    while r < rows {
+        // SAFETY: `r < rows`, the validity's length; `r + 1 <
+        // offsets.len()`; checked offsets lie within `units`. A length
+        // match makes both unit ranges `len` long and readable; a hit's
+        // bytes are this row's exact encoding, which the room check (or the
+        // exact sizing) made room for, and lie elsewhere (earlier in the
+        // values, or in the encoder's own buffer).
+        unsafe {
+            if bits.is_some_and(|b| !b.value_unchecked(r)) {
+                break;
+            }
+            let s = *offsets.get_unchecked(r) as usize;
+            if *offsets.get_unchecked(r + 1) as usize - s != len || (!room_ok && o + 3 * len > capacity) {
+                break;
+            }
+            if !H::eq(base.add(s).cast(), prev.cast(), 2 * len) {
+                known_miss = true;
+                break;
+            }
+            H::copy(vbase.add(o), cached, n);
+            o += n;
+            r += 1;
+            offs.add(r).write(O::usize_as(o));
+        }
+    }
+    // SAFETY: `offs[..=r]` are written.
+    unsafe { out_offsets.set_len(r + 1) };
+    sink.o = o;
+    (r, known_miss)
 }
