@@ -200,9 +200,7 @@ impl WindowAggregate {
         let slot = SLICE_OVERHEAD + self.state.slot_bytes;
         let cost: usize = staged
             .iter()
-            .map(|s| {
-                s.flink.len() + s.row.len() + KEY_OVERHEAD + s.slices.len() * slot + s.timers.len() * TIMER_BYTES
-            })
+            .map(|s| s.flink.len() + s.row.len() + KEY_OVERHEAD + s.slices.len() * slot + s.timers.len() * TIMER_BYTES)
             .sum::<usize>()
             + heap;
         self.state.acct.check(cost)?;
