@@ -165,8 +165,8 @@ run_line() { # line
     echo "== $line: Flink $version distribution + sluice jars in lib/"
     [ -f java/target/native/io/sluice/native/linux-x86_64/libsluice.so ] \
         || fail "libsluice is not staged in java/target/native (run scripts/java.sh or stage_jar_library first)"
-    nice mvn -o -B -q -f java/pom.xml -P"$line" -DskipTests package
-    nice mvn -o -B -q -f java/bridge/pom.xml -P"$line" package
+    nice mvn -B -ntp -q -f java/pom.xml -P"$line" -DskipTests package
+    nice mvn -B -ntp -q -f java/bridge/pom.xml -P"$line" package
     ensure_distribution "$version"
     ensure_sql_gateway "$version"
     FLINK_VERSION=$version

@@ -49,6 +49,12 @@ if [ -f java/pom.xml ]; then
     scripts/java.sh
 fi
 
+if [ -x scripts/deploy-test.sh ] && [ "${DEPLOY:-1}" != 0 ]; then
+    step "Deployment: sluice's jars in a Flink 2.x distribution's lib/, unchanged SQL through the SQL client"
+    # Uses the libsluice scripts/java.sh staged; DEPLOY=0 skips it.
+    scripts/deploy-test.sh flink-2
+fi
+
 step "all test steps passed"
 printf '%s\n' "${times[@]}"
 printf '%5d s  in all\n' $((SECONDS - started))
