@@ -378,10 +378,11 @@ fn read_sections(
     let mut r = Reader::new(body, 6);
     let t = r.u8("operator tag")?;
     if t != tag as u8 {
-        let kind = [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN, OpTag::Over, OpTag::Window, OpTag::Join]
-            .into_iter()
-            .find(|k| *k as u8 == t)
-            .map_or("an unknown operator", OpTag::name);
+        let kind =
+            [OpTag::GroupAgg, OpTag::Normalize, OpTag::Dedup, OpTag::TopN, OpTag::Over, OpTag::Window, OpTag::Join]
+                .into_iter()
+                .find(|k| *k as u8 == t)
+                .map_or("an unknown operator", OpTag::name);
         return Err(r.corrupt(format!("snapshot of {kind} (operator tag {t}), not of a {}", tag.name())));
     }
     let m = r.u32("max parallelism")?;
