@@ -30,7 +30,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use sluice_engine::keyed::spec::{self, OperatorSpec, SpecKind};
 use sluice_engine::keyed::KeyedOperator;
 use sluice_keyed::{
-    AggKind, AggSpec, DedupOrder, Keep, OverFrame, OverTime, RowKind, SortColumn, StateBackendKind, TopNStrategy, WindowKind,
+    AggKind, AggSpec, DedupOrder, Keep, OverFrame, OverTime, RowKind, SortColumn, StateBackendKind, TopNStrategy,
+    WindowKind,
 };
 
 use crate::calc::Gen;
@@ -135,6 +136,7 @@ pub fn print(s: &OperatorSpec) -> String {
                 OverFrame::Range(ms) => format!("range preceding={ms}"),
             };
             out.push_str(&format!(" order={order} frame={frame} aggs={}", agg_list(&o.aggs)));
+        }
         SpecKind::Window { window, rowtime, aggs } => {
             let w = match window.kind {
                 WindowKind::Tumble { size } => format!("tumble({size})"),
