@@ -124,7 +124,7 @@ pub enum SpecKind {
     },
     /// `over` (see [`spec_over`](crate::keyed::spec_over)).
     Over(crate::keyed::spec_over::OverSpec),
-    /// `window` (grammar in [`crate::keyed::spec_window`]).
+    /// `window` (grammar in `engine/src/keyed/spec_window.rs`).
     Window {
         /// The window TVF.
         window: sluice_keyed::WindowSpec,

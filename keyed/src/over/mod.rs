@@ -72,7 +72,7 @@
 //! batch's columns and returns them as the output's input columns: a batch
 //! whose keys are all in state allocates only its output arrays. Bounded
 //! frames keep each key's rows (arrow-row bytes) in one reused buffer
-//! ([`state::Frame`]); rows waiting for the watermark are in one
+//! (`state::Frame`); rows waiting for the watermark are in one
 //! operator-wide buffer. Per-step plans (rows to decode, retracted rows
 //! copied out of frames) live in a `bumpalo` arena reset every step.
 

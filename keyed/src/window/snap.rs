@@ -97,7 +97,7 @@ impl WindowAggregate {
     /// Adds the keys of `bytes` whose key group is in `range`, all or nothing.
     ///
     /// # Errors
-    /// [`Error::CorruptSnapshot`] for damaged, truncated or foreign bytes; a
+    /// [`Error::CorruptSnapshot`](crate::Error::CorruptSnapshot) for damaged, truncated or foreign bytes; a
     /// key already in state; the state budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
         let base = self.state.counts.len();
