@@ -69,8 +69,8 @@ impl OverAggregate {
         let empty = KeyState::default();
         let ks = self.store.keys.get(s as usize).unwrap_or(&empty);
         w.i64(ks.last_trigger);
-        write_opt(w, ks.timer);
-        write_opt(w, ks.cleanup_ts);
+        write_opt(w, ks.timer.get());
+        write_opt(w, ks.cleanup_ts.get());
         w.u32(ks.cleanup_timers.len() as u32);
         for &t in &ks.cleanup_timers {
             w.i64(t);
@@ -166,8 +166,8 @@ impl OverAggregate {
             }
             let mut ks = KeyState {
                 last_trigger: r.i64("last trigger")?,
-                timer: read_opt(r, "timer")?,
-                cleanup_ts: read_opt(r, "cleanup timestamp")?,
+                timer: read_opt(r, "timer")?.into(),
+                cleanup_ts: read_opt(r, "cleanup timestamp")?.into(),
                 ..KeyState::default()
             };
             let n = r.count("cleanup timer count", 8)?;

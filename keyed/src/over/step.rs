@@ -18,7 +18,7 @@ use arrow_schema::DataType;
 use arrow_select::take::take;
 use bumpalo::collections::Vec as BumpVec;
 
-use super::state::KeyState;
+use super::state::{KeyState, OptTs};
 use super::store::ROW_OVERHEAD;
 use super::{Mode, OverAggregate};
 use crate::error::{invalid_arg, Result};
@@ -125,14 +125,14 @@ impl OverAggregate {
                 Mode::RowUnbounded { .. } => {
                     // Flink: "default watermark is Long.Min, avoid overflow we use zero".
                     let trigger = if wm < 0 { 0 } else { wm.wrapping_add(1) };
-                    ks.timer = Some(ks.timer.map_or(trigger, |t| t.min(trigger)));
+                    ks.timer = OptTs::some(ks.timer.get().map_or(trigger, |t| t.min(trigger)));
                 }
                 Mode::RowRange(x) => {
                     let min_cleanup = ts.wrapping_add(x).wrapping_add(1);
-                    if ks.cleanup_ts.is_none_or(|c| c < min_cleanup) {
+                    if ks.cleanup_ts.get().is_none_or(|c| c < min_cleanup) {
                         // Java's `(long) (precedingOffset * 1.5)`.
                         let max_cleanup = ts.wrapping_add((x as f64 * 1.5) as i64).wrapping_add(1);
-                        ks.cleanup_ts = Some(max_cleanup);
+                        ks.cleanup_ts = OptTs::some(max_cleanup);
                         ks.cleanup_timers.push_back(max_cleanup);
                         cleanup_heap.push(Reverse((max_cleanup, slot, ks.generation)));
                     }
@@ -246,7 +246,7 @@ impl OverAggregate {
                 && match mode {
                     // The key's timer (at most watermark + 1 of an earlier watermark) fires.
                     Mode::RowUnbounded { .. } => {
-                        store.keys.get(r.slot as usize).and_then(|k| k.timer).is_some_and(|t| t <= watermark)
+                        store.keys.get(r.slot as usize).and_then(|k| k.timer.get()).is_some_and(|t| t <= watermark)
                     }
                     // The row's own timer, at its timestamp.
                     _ => true,
@@ -274,8 +274,8 @@ impl OverAggregate {
         });
         if let Mode::RowUnbounded { .. } = mode {
             for ks in &mut store.keys {
-                if ks.timer.is_some_and(|t| t <= watermark) {
-                    ks.timer = (ks.pending > 0).then(|| watermark.wrapping_add(1));
+                if ks.timer.get().is_some_and(|t| t <= watermark) {
+                    ks.timer = (ks.pending > 0).then(|| watermark.wrapping_add(1)).into();
                 }
             }
         }
@@ -290,7 +290,7 @@ impl OverAggregate {
             }
             ks.cleanup_timers.pop_front();
             ks.last_trigger = ks.last_trigger.max(t);
-            if ks.cleanup_ts == Some(t) {
+            if ks.cleanup_ts.get() == Some(t) {
                 // `RowTimeRangeBoundedPrecedingFunction.onTimer`: the state is cleared.
                 slots.push(slot);
                 ops.push(op::DEL);
