@@ -342,6 +342,17 @@ impl KeyedOperator {
         Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
     }
 
+    /// Whether [`KeyedOperator::advance_watermark`] can emit rows: a rowtime
+    /// `over` and a `window` operator fire on the watermark; every other
+    /// operator emits while processing rows, so a binding may skip the call.
+    pub fn fires_on_watermark(&self) -> bool {
+        match &self.operator {
+            Operator::Over(o) => matches!(o.options().time, sluice_keyed::over::OverTime::RowTime { .. }),
+            Operator::Window(_) => true,
+            _ => false,
+        }
+    }
+
     /// The highest watermark seen, if any.
     pub fn current_watermark(&self) -> Option<i64> {
         self.watermark

@@ -70,6 +70,18 @@ impl KeyedRowOperator {
         Ok(())
     }
 
+    /// Advances the event-time watermark (epoch millis) and writes the rows
+    /// it fires into `out` ([`KeyedOperator::advance_watermark`]; none for an
+    /// operator that does not [fire on watermarks](KeyedOperator::fires_on_watermark)).
+    ///
+    /// # Errors
+    /// As [`KeyedOperator::advance_watermark`].
+    pub fn advance_watermark(&mut self, watermark: i64, out: &mut Rows) -> Result<()> {
+        let (emitted, kinds) = self.operator.advance_watermark(watermark)?;
+        self.exit.batch_to_rows_into(&emitted, Some(&kinds), NullLayout::Serializer, out)?;
+        Ok(())
+    }
+
     /// The Flink key group of each row's key, as the operator's state and
     /// snapshots use it; the state is unchanged.
     ///

@@ -7,7 +7,7 @@
 //! `BinaryRowData` rows pinned in the Java heap.
 
 use jni::objects::{JClass, JIntArray, JObjectArray, JString};
-use jni::sys::{jint, jintArray, jlong, jobject, jobjectArray};
+use jni::sys::{jboolean, jint, jintArray, jlong, jobject, jobjectArray, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use sluice_engine::keyed::KeyedRowOperator;
 use sluice_keyed::KeyGroupRange;
@@ -88,6 +88,42 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_process<'l>(
         let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let KeyedJni { operator, scratch, rows } = k;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.process_segments(segs, addrs, rows)?))?;
+        row_block(&mut env, rows)
+    })
+}
+
+/// `static native boolean firesOnWatermark(long handle)`: whether
+/// `advanceWatermark` can emit rows (a rowtime `over`, a `window`), so the
+/// Java operator calls it only then.
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_firesOnWatermark<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jboolean {
+    jni_boundary!(env, "KeyedNative.firesOnWatermark", JNI_FALSE, {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        Ok(if k.operator.operator().fires_on_watermark() { JNI_TRUE } else { JNI_FALSE })
+    })
+}
+
+/// `static native RowBlock advanceWatermark(long handle, long watermark)`:
+/// advances the operator's event time to `watermark` (epoch millis) and
+/// returns the changelog rows it fires (windows that end, OVER rows whose
+/// timers fire).
+#[no_mangle]
+pub extern "system" fn Java_io_sluice_jni_KeyedNative_advanceWatermark<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    watermark: jlong,
+) -> jobject {
+    jni_boundary!(env, "KeyedNative.advanceWatermark", std::ptr::null_mut(), {
+        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
+        let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
+        let KeyedJni { operator, rows, .. } = k;
+        operator.advance_watermark(watermark, rows)?;
         row_block(&mut env, rows)
     })
 }

@@ -5,11 +5,12 @@ import java.util.List;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * One native keyed operator (group aggregate, changelog normalize or
- * dedup; ffi/src/jni/keyed.rs over ffi/src/operator): rows in, changelog
- * rows out, state snapshotted and restored per Flink key group.
+ * One native keyed operator (group aggregate, changelog normalize, dedup,
+ * Top-N, OVER, window aggregate; ffi/src/jni/keyed_native.rs over the engine's
+ * {@code KeyedRowOperator}): rows in, changelog rows out, event time advanced
+ * by watermarks, state snapshotted and restored per Flink key group.
  *
- * <p>The spec grammar is documented in ffi/src/operator/spec.rs, e.g.
+ * <p>The spec grammar is documented in engine/src/keyed/spec.rs, e.g.
  * {@code group_agg keys=0 aggs=count(*),sum(2) max_parallelism=128}. Key
  * groups are Flink's for the {@code BinaryRowData} projection of the key
  * columns (see {@link io.sluice.flink.keyed.KeyProjection}).
@@ -60,6 +61,24 @@ public final class KeyedNative extends NativeHandle {
     }
 
     /**
+     * @return whether {@link #advanceWatermark} can emit rows (a rowtime OVER,
+     *     a window aggregate); the other operators emit only while processing rows
+     */
+    public boolean firesOnWatermark() {
+        return firesOnWatermark(address());
+    }
+
+    /**
+     * Advances the operator's event time.
+     *
+     * @param watermark the watermark (epoch millis)
+     * @return the changelog rows it fires (ended windows, OVER rows whose timers fire)
+     */
+    public RowBlock advanceWatermark(long watermark) {
+        return advanceWatermark(address(), watermark);
+    }
+
+    /**
      * @param batch rows
      * @return the native key group of each row's key (state unchanged)
      */
@@ -99,6 +118,10 @@ public final class KeyedNative extends NativeHandle {
 
     private static native RowBlock process(long handle, Object[] segments, int numSegments, int[] rowSegment,
             int[] rowOffset, int[] rowSize, int numRows);
+
+    private static native boolean firesOnWatermark(long handle);
+
+    private static native RowBlock advanceWatermark(long handle, long watermark);
 
     private static native int[] keyGroups(long handle, Object[] segments, int numSegments, int[] rowSegment,
             int[] rowOffset, int[] rowSize, int numRows);

@@ -5,6 +5,7 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -17,14 +18,17 @@ import io.sluice.jni.NativeHandle;
 import io.sluice.jni.RowBlock;
 
 /**
- * A native keyed operator (group aggregate, changelog normalize, dedup, Top-N)
- * behind Flink's keyBy on {@link KeyProjection}. Batching, flushing, the
+ * A native keyed operator (group aggregate, changelog normalize, dedup, Top-N,
+ * OVER, window aggregate) behind Flink's keyBy on {@link KeyProjection}. Batching, flushing, the
  * metrics and the close order are {@link NativeBatchOperator}'s.
  *
  * <p>Rows are gathered (one copy per row into the batch's arena, counted in
  * {@code bytesCopied}) up to the batch size and pushed to native code on a
  * full batch, on every watermark, before the checkpoint barrier and at end of
- * input. A watermark is not held back as the Calc does: a native keyed call
+ * input. On a watermark, an operator that fires on event time (window
+ * aggregate, rowtime OVER) then emits what the watermark completes, before
+ * the watermark itself ({@link #processWatermark}). A watermark is not held
+ * back as the Calc does: a native keyed call
  * returns the changelog of the whole batch without marking which input row
  * produced which output rows, so a held watermark could only follow the whole
  * batch, moving later rows ahead of it. Native code reads each row once in
@@ -54,6 +58,7 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
     private transient int firstKeyGroup;
     private transient int lastKeyGroup;
     private transient volatile long stateBytes;
+    private transient boolean firesOnWatermark;
 
     /**
      * @param spec the native spec without {@code max_parallelism=} / {@code budget=}
@@ -111,6 +116,7 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
             full += StockSemantics.normalizeOption();
         }
         nativeOp = KeyedNative.create(full, inputType);
+        firesOnWatermark = nativeOp.firesOnWatermark();
         if (context.isRestored()) {
             nativeOp.restore(firstKeyGroup, lastKeyGroup, RawKeyedState.read(context));
             stateBytes = nativeOp.retainedBytes();
@@ -154,6 +160,30 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         stateBytes = nativeOp.retainedBytes();
         countNativeCall(t0);
         batchConsumed(); // native code is done with the gathered rows
+        emit(out);
+    }
+
+    /**
+     * Flushes the buffered rows, lets the native operator fire what the
+     * watermark completes (a window aggregate's ended windows, a rowtime
+     * OVER's rows whose timers fire, as Flink's event-time timers would on
+     * this watermark), emits those rows and then forwards the watermark, so
+     * every row it fired precedes it downstream as in Flink.
+     */
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        flush();
+        if (firesOnWatermark) {
+            long t0 = System.nanoTime();
+            RowBlock out = nativeOp.advanceWatermark(mark.getTimestamp());
+            stateBytes = nativeOp.retainedBytes();
+            countNativeCall(t0);
+            emit(out);
+        }
+        forwardWatermark(mark);
+    }
+
+    private void emit(RowBlock out) {
         int m = out.numRows();
         countRowsOut(m);
         for (int i = 0; i < m; i++) {
