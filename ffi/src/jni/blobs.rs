@@ -1,8 +1,9 @@
 //! What the keyed classes (`KeyedNative`, `JoinNative`) share at the JNI
 //! edge besides rows: an input's `String[] names, String[] types` read as
 //! Flink types, state blobs as `byte[][]` out and in, and the bodies of
-//! their `snapshotKeyGroups` / `restore` / `retainedBytes` methods over any
-//! native object with [`KeyGroupState`].
+//! their `snapshotKeyGroups` / `restore` / `retainedBytes` / `free` methods
+//! over any native object with [`KeyGroupState`], written once as the
+//! `key_group_entries!` macro that each class module invokes.
 
 use jni::objects::{JByteArray, JObject, JObjectArray};
 use jni::sys::{jint, jlong, jobjectArray};
@@ -27,6 +28,74 @@ pub(crate) trait KeyGroupState {
     fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> FfiResult<()>;
     /// Retained state bytes.
     fn retained(&self) -> usize;
+}
+
+/// The `snapshotKeyGroups`, `restore`, `retainedBytes` and `free` entry
+/// points of a keyed class, the same for every [`KeyGroupState`]: invoked
+/// once per class module with the native type, the Java class name and the
+/// four JNI symbol names (written out: `macro_rules!` cannot build an
+/// identifier, and the symbols stay greppable).
+macro_rules! key_group_entries {
+    ($ty:ty, $class:literal, $snapshot:ident, $restore:ident, $retained:ident, $free:ident) => {
+        #[doc = concat!("`static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup, int lastKeyGroup)` of `", $class, "`: one blob per key group of the range, in order, from one pass over the state; a key group without state gets `byte[0]`.")]
+        #[no_mangle]
+        pub extern "system" fn $snapshot<'l>(
+            mut env: jni::JNIEnv<'l>,
+            _class: jni::objects::JClass<'l>,
+            handle: jni::sys::jlong,
+            first: jni::sys::jint,
+            last: jni::sys::jint,
+        ) -> jni::sys::jobjectArray {
+            jni_boundary!(env, concat!($class, ".snapshotKeyGroups"), std::ptr::null_mut(), {
+                // SAFETY: a live handle of this class (Java serialises calls on it).
+                unsafe { $crate::jni::blobs::snapshot_key_groups::<$ty>(&mut env, handle, first, last) }
+            })
+        }
+
+        #[doc = concat!("`static native void restore(long handle, int firstKeyGroup, int lastKeyGroup, byte[][] blobs)` of `", $class, "`: adds the state of every blob (each from `snapshotKeyGroups`, any subtask) whose key group is in the range.")]
+        #[no_mangle]
+        pub extern "system" fn $restore<'l>(
+            mut env: jni::JNIEnv<'l>,
+            _class: jni::objects::JClass<'l>,
+            handle: jni::sys::jlong,
+            first: jni::sys::jint,
+            last: jni::sys::jint,
+            blobs: jni::objects::JObjectArray<'l>,
+        ) {
+            jni_boundary!(env, concat!($class, ".restore"), (), {
+                // SAFETY: a live handle of this class (Java serialises calls on it).
+                unsafe { $crate::jni::blobs::restore_key_groups::<$ty>(&mut env, handle, first, last, &blobs) }
+            })
+        }
+
+        #[doc = concat!("`static native long retainedBytes(long handle)` of `", $class, "`: retained state bytes (what `budget=` bounds).")]
+        #[no_mangle]
+        pub extern "system" fn $retained<'l>(
+            mut env: jni::JNIEnv<'l>,
+            _class: jni::objects::JClass<'l>,
+            handle: jni::sys::jlong,
+        ) -> jni::sys::jlong {
+            jni_boundary!(env, concat!($class, ".retainedBytes"), 0, {
+                // SAFETY: a live handle of this class (Java serialises calls on it).
+                unsafe { $crate::jni::blobs::retained_bytes::<$ty>(handle) }
+            })
+        }
+
+        #[doc = concat!("`static native void free(long handle)` of `", $class, "`: drops the native object; 0 is a no-op.")]
+        #[no_mangle]
+        pub extern "system" fn $free<'l>(
+            mut env: jni::JNIEnv<'l>,
+            _class: jni::objects::JClass<'l>,
+            handle: jni::sys::jlong,
+        ) {
+            jni_boundary!(env, concat!($class, ".free"), (), {
+                // SAFETY: called exactly once per handle by NativeHandle's
+                // cleaning action, which zeroes its copy first.
+                unsafe { $crate::jni::handle::free_handle::<$ty>(handle) };
+                Ok(())
+            })
+        }
+    };
 }
 
 /// `snapshotKeyGroups(handle, first, last)`: one `byte[]` per key group.

@@ -7,17 +7,17 @@
 //! [`crate::jni::keyed_native`]'s, with a `left` flag naming the input a
 //! batch came from.
 
-use jni::objects::{JClass, JIntArray, JObjectArray, JString};
-use jni::sys::{jboolean, jint, jintArray, jlong, jobject, jobjectArray, JNI_FALSE};
+use jni::objects::{JClass, JObjectArray, JString};
+use jni::sys::{jboolean, jintArray, jlong, jobject, jobjectArray, JNI_FALSE};
 use jni::JNIEnv;
 use sluice_engine::keyed::{JoinRowOperator, RowSchema};
 use sluice_keyed::KeyGroupRange;
 use sluice_transpose::Rows;
 
 use crate::capi::error::{FfiError, FfiResult};
-use crate::jni::blobs::{read_row_schema, restore_key_groups, retained_bytes, snapshot_key_groups, KeyGroupState};
-use crate::jni::handle::{free_handle, handle_mut, into_handle};
-use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::jni::blobs::{read_row_schema, KeyGroupState};
+use crate::jni::handle::{handle_mut, into_handle};
+use crate::jni::rows::{row_block, with_row_batch, RowBatchScratch};
 use crate::jni::strings::string_array;
 
 /// The native object behind a `JoinNative` handle.
@@ -73,57 +73,29 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_outputTypes<'l>(
     })
 }
 
-/// `static native RowBlock process(long handle, boolean left, Object[] segments,
-/// int numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`:
-/// pushes a changelog batch of one input (RowKinds from the row headers) and
-/// returns the emitted changelog rows.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_process<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    left: jboolean,
-    segments: JObjectArray<'l>,
-    num_segments: jint,
-    row_segment: JIntArray<'l>,
-    row_offset: JIntArray<'l>,
-    row_size: JIntArray<'l>,
-    num_rows: jint,
-) -> jobject {
-    jni_boundary!(env, "JoinNative.process", std::ptr::null_mut(), {
+row_batch_entry! {
+    /// `static native RowBlock process(long handle, boolean left, Object[] segments,
+    /// int numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`:
+    /// pushes a changelog batch of one input (RowKinds from the row headers) and
+    /// returns the emitted changelog rows.
+    fn Java_io_sluice_jni_JoinNative_process(env, handle, left: jboolean; batch) -> jobject = ("JoinNative.process", std::ptr::null_mut()) {
         // SAFETY: a live JoinNative handle (Java serialises calls on it).
         let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
-        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let JoinJni { join, scratch, rows } = j;
         let left = left != JNI_FALSE;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(join.process_segments(left, segs, addrs, rows)?))?;
         row_block(&mut env, rows)
-    })
+    }
 }
 
-/// `static native int[] keyGroups(long handle, boolean left, Object[] segments,
-/// int numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`:
-/// the Flink key group of each row's join key, as the join's state and
-/// snapshots use it (state unchanged).
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_keyGroups<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    left: jboolean,
-    segments: JObjectArray<'l>,
-    num_segments: jint,
-    row_segment: JIntArray<'l>,
-    row_offset: JIntArray<'l>,
-    row_size: JIntArray<'l>,
-    num_rows: jint,
-) -> jintArray {
-    jni_boundary!(env, "JoinNative.keyGroups", std::ptr::null_mut(), {
+row_batch_entry! {
+    /// `static native int[] keyGroups(long handle, boolean left, Object[] segments,
+    /// int numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`:
+    /// the Flink key group of each row's join key, as the join's state and
+    /// snapshots use it (state unchanged).
+    fn Java_io_sluice_jni_JoinNative_keyGroups(env, handle, left: jboolean; batch) -> jintArray = ("JoinNative.keyGroups", std::ptr::null_mut()) {
         // SAFETY: a live JoinNative handle (Java serialises calls on it).
         let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
-        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let JoinJni { join, scratch, .. } = j;
         let left = left != JNI_FALSE;
         let groups =
@@ -131,7 +103,7 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_keyGroups<'l>(
         let arr = env.new_int_array(groups.len() as i32)?;
         env.set_int_array_region(&arr, 0, &groups)?;
         Ok(arr.into_raw())
-    })
+    }
 }
 
 impl KeyGroupState for JoinJni {
@@ -150,62 +122,11 @@ impl KeyGroupState for JoinJni {
     }
 }
 
-/// `static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup,
-/// int lastKeyGroup)`: one blob per key group of the range, in order, from
-/// one pass over the state; a key group without state gets `byte[0]`.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_snapshotKeyGroups<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    first: jint,
-    last: jint,
-) -> jobjectArray {
-    jni_boundary!(env, "JoinNative.snapshotKeyGroups", std::ptr::null_mut(), {
-        // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        unsafe { snapshot_key_groups::<JoinJni>(&mut env, handle, first, last) }
-    })
-}
-
-/// `static native void restore(long handle, int firstKeyGroup, int lastKeyGroup,
-/// byte[][] blobs)`: adds the state of every blob (each from
-/// `snapshotKeyGroups`, any subtask) whose key group is in the range.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_restore<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    first: jint,
-    last: jint,
-    blobs: JObjectArray<'l>,
-) {
-    jni_boundary!(env, "JoinNative.restore", (), {
-        // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        unsafe { restore_key_groups::<JoinJni>(&mut env, handle, first, last, &blobs) }
-    })
-}
-
-/// `static native long retainedBytes(long handle)`: retained state bytes
-/// (what `budget=` bounds).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_retainedBytes<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jlong {
-    jni_boundary!(env, "JoinNative.retainedBytes", 0, {
-        // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        unsafe { retained_bytes::<JoinJni>(handle) }
-    })
-}
-
-/// `static native void free(long handle)`: drops the join; 0 is a no-op.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_free<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    jni_boundary!(env, "JoinNative.free", (), {
-        // SAFETY: called exactly once per handle by NativeHandle's cleaning
-        // action, which zeroes its copy first.
-        unsafe { free_handle::<JoinJni>(handle) };
-        Ok(())
-    })
-}
+key_group_entries!(
+    JoinJni,
+    "JoinNative",
+    Java_io_sluice_jni_JoinNative_snapshotKeyGroups,
+    Java_io_sluice_jni_JoinNative_restore,
+    Java_io_sluice_jni_JoinNative_retainedBytes,
+    Java_io_sluice_jni_JoinNative_free
+);

@@ -6,17 +6,17 @@
 //! (the engine's rows-in / rows-out operator) fed with the subtask's
 //! `BinaryRowData` rows pinned in the Java heap.
 
-use jni::objects::{JClass, JIntArray, JObjectArray, JString};
-use jni::sys::{jboolean, jint, jintArray, jlong, jobject, jobjectArray, JNI_FALSE, JNI_TRUE};
+use jni::objects::{JClass, JObjectArray, JString};
+use jni::sys::{jboolean, jintArray, jlong, jobject, jobjectArray, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use sluice_engine::keyed::KeyedRowOperator;
 use sluice_keyed::KeyGroupRange;
 use sluice_transpose::Rows;
 
 use crate::capi::error::{FfiError, FfiResult};
-use crate::jni::blobs::{read_row_schema, restore_key_groups, retained_bytes, snapshot_key_groups, KeyGroupState};
-use crate::jni::handle::{free_handle, handle_mut, into_handle};
-use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::jni::blobs::{read_row_schema, KeyGroupState};
+use crate::jni::handle::{handle_mut, into_handle};
+use crate::jni::rows::{row_block, with_row_batch, RowBatchScratch};
 use crate::jni::strings::string_array;
 
 /// The native object behind a `KeyedNative` handle.
@@ -65,31 +65,18 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_outputTypes<'l>(
     })
 }
 
-/// `static native RowBlock process(long handle, Object[] segments, int numSegments,
-/// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: pushes a
-/// changelog batch (RowKinds from the row headers) and returns the emitted
-/// changelog rows.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_KeyedNative_process<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    segments: JObjectArray<'l>,
-    num_segments: jint,
-    row_segment: JIntArray<'l>,
-    row_offset: JIntArray<'l>,
-    row_size: JIntArray<'l>,
-    num_rows: jint,
-) -> jobject {
-    jni_boundary!(env, "KeyedNative.process", std::ptr::null_mut(), {
+row_batch_entry! {
+    /// `static native RowBlock process(long handle, Object[] segments, int numSegments,
+    /// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: pushes a
+    /// changelog batch (RowKinds from the row headers) and returns the emitted
+    /// changelog rows.
+    fn Java_io_sluice_jni_KeyedNative_process(env, handle; batch) -> jobject = ("KeyedNative.process", std::ptr::null_mut()) {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let KeyedJni { operator, scratch, rows } = k;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.process_segments(segs, addrs, rows)?))?;
         row_block(&mut env, rows)
-    })
+    }
 }
 
 /// `static native boolean firesOnWatermark(long handle)`: whether
@@ -128,34 +115,21 @@ pub extern "system" fn Java_io_sluice_jni_KeyedNative_advanceWatermark<'l>(
     })
 }
 
-/// `static native int[] keyGroups(long handle, Object[] segments, int numSegments,
-/// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: the Flink
-/// key group of each row's key, as the operator's state and snapshots use it
-/// (state unchanged).
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_KeyedNative_keyGroups<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    segments: JObjectArray<'l>,
-    num_segments: jint,
-    row_segment: JIntArray<'l>,
-    row_offset: JIntArray<'l>,
-    row_size: JIntArray<'l>,
-    num_rows: jint,
-) -> jintArray {
-    jni_boundary!(env, "KeyedNative.keyGroups", std::ptr::null_mut(), {
+row_batch_entry! {
+    /// `static native int[] keyGroups(long handle, Object[] segments, int numSegments,
+    /// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: the Flink
+    /// key group of each row's key, as the operator's state and snapshots use it
+    /// (state unchanged).
+    fn Java_io_sluice_jni_KeyedNative_keyGroups(env, handle; batch) -> jintArray = ("KeyedNative.keyGroups", std::ptr::null_mut()) {
         // SAFETY: a live KeyedNative handle (Java serialises calls on it).
         let k = unsafe { handle_mut::<KeyedJni>(handle, "KeyedNative") }?;
-        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let KeyedJni { operator, scratch, .. } = k;
         let groups =
             with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(operator.key_groups_segments(segs, addrs)?))?;
         let arr = env.new_int_array(groups.len() as i32)?;
         env.set_int_array_region(&arr, 0, &groups)?;
         Ok(arr.into_raw())
-    })
+    }
 }
 
 impl KeyGroupState for KeyedJni {
@@ -174,62 +148,11 @@ impl KeyGroupState for KeyedJni {
     }
 }
 
-/// `static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup,
-/// int lastKeyGroup)`: one blob per key group of the range, in order, from
-/// one pass over the state; a key group without state gets `byte[0]`.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_KeyedNative_snapshotKeyGroups<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    first: jint,
-    last: jint,
-) -> jobjectArray {
-    jni_boundary!(env, "KeyedNative.snapshotKeyGroups", std::ptr::null_mut(), {
-        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
-        unsafe { snapshot_key_groups::<KeyedJni>(&mut env, handle, first, last) }
-    })
-}
-
-/// `static native void restore(long handle, int firstKeyGroup, int lastKeyGroup,
-/// byte[][] blobs)`: adds the state of every blob (each from
-/// `snapshotKeyGroups`, any subtask) whose key group is in the range.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_KeyedNative_restore<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    first: jint,
-    last: jint,
-    blobs: JObjectArray<'l>,
-) {
-    jni_boundary!(env, "KeyedNative.restore", (), {
-        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
-        unsafe { restore_key_groups::<KeyedJni>(&mut env, handle, first, last, &blobs) }
-    })
-}
-
-/// `static native long retainedBytes(long handle)`: retained state bytes
-/// (what `budget=` bounds).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_KeyedNative_retainedBytes<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jlong {
-    jni_boundary!(env, "KeyedNative.retainedBytes", 0, {
-        // SAFETY: a live KeyedNative handle (Java serialises calls on it).
-        unsafe { retained_bytes::<KeyedJni>(handle) }
-    })
-}
-
-/// `static native void free(long handle)`: drops the operator; 0 is a no-op.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_KeyedNative_free<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    jni_boundary!(env, "KeyedNative.free", (), {
-        // SAFETY: called exactly once per handle by NativeHandle's cleaning
-        // action, which zeroes its copy first.
-        unsafe { free_handle::<KeyedJni>(handle) };
-        Ok(())
-    })
-}
+key_group_entries!(
+    KeyedJni,
+    "KeyedNative",
+    Java_io_sluice_jni_KeyedNative_snapshotKeyGroups,
+    Java_io_sluice_jni_KeyedNative_restore,
+    Java_io_sluice_jni_KeyedNative_retainedBytes,
+    Java_io_sluice_jni_KeyedNative_free
+);

@@ -30,16 +30,24 @@
 //! helpers use only `capi::error` and (`rows`) `pin` and `arrays`,
 //! (`blobs`) `strings`; the class modules use the helpers; `calc_native`'s
 //! children use only their `mod.rs` and the helpers.
+//!
+//! What every class declares alike is written once, as a macro beside the
+//! helper it wraps: `jni_boundary!` ([`boundary`]: the panic guard and
+//! exception), `row_batch_entry!` ([`rows`]: a method that takes a
+//! `RowBatch`) and `key_group_entries!` (`blobs`: `snapshotKeyGroups`,
+//! `restore`, `retainedBytes` and `free` of a keyed class).
 
 mod arrays;
+#[macro_use]
 mod blobs;
 #[macro_use]
 pub mod boundary;
+#[macro_use]
+pub mod rows;
 pub mod calc_native;
 pub mod handle;
 pub mod join_native;
 pub mod keyed_native;
 pub mod pin;
-pub mod rows;
 pub mod sluice_native;
 pub mod strings;

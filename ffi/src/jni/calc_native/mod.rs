@@ -14,15 +14,15 @@
 mod columns;
 mod utf16;
 
-use jni::objects::{JClass, JIntArray, JObjectArray};
-use jni::sys::{jint, jlong, jobject, jobjectArray};
+use jni::objects::{JClass, JObjectArray};
+use jni::sys::{jlong, jobject, jobjectArray};
 use jni::JNIEnv;
 use sluice_engine::calc::CalcProgram;
 use sluice_transpose::{FlinkType, Rows};
 
 use crate::capi::error::{FfiError, FfiResult};
 use crate::jni::handle::{free_handle, handle_mut, into_handle};
-use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch, RowBatchScratch};
+use crate::jni::rows::{row_block, with_row_batch, RowBatchScratch};
 use crate::jni::strings::{read_strings, string_array};
 
 /// The native state behind a `CalcNative` handle.
@@ -113,30 +113,17 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_outputNames<'l>(
     })
 }
 
-/// `static native RowBlock process(long handle, Object[] segments, int
-/// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
-/// numRows)`: entry transpose, projection, exit transpose.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_process<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    segments: JObjectArray<'l>,
-    num_segments: jint,
-    row_segment: JIntArray<'l>,
-    row_offset: JIntArray<'l>,
-    row_size: JIntArray<'l>,
-    num_rows: jint,
-) -> jobject {
-    jni_boundary!(env, "CalcNative.process", std::ptr::null_mut(), {
+row_batch_entry! {
+    /// `static native RowBlock process(long handle, Object[] segments, int
+    /// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
+    /// numRows)`: entry transpose, projection, exit transpose.
+    fn Java_io_sluice_jni_CalcNative_process(env, handle; batch) -> jobject = ("CalcNative.process", std::ptr::null_mut()) {
         // SAFETY: a live CalcHandle from `create`; Java serialises calls.
         let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
-        let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let CalcHandle { program, scratch, rows, .. } = h;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(program.process_segments(segs, addrs, rows)?))?;
         row_block(&mut env, rows)
-    })
+    }
 }
 
 /// `static native void free(long handle)`.
