@@ -85,6 +85,65 @@ macro_rules! lane_kernels {
     };
 }
 
+/// The SHA-2 compression rounds (FIPS 180-4 §6.2.2 for SHA-256, §6.4.2 for
+/// SHA-512) over every lane of `$V`, on the state `$st` and the message
+/// schedule `$w` (the block's 16 words, already byte-swapped): the two
+/// functions differ only in word width, the rotation and shift amounts of
+/// σ0, σ1, Σ0 and Σ1, and the round count (64 or 80: `$base` lists the first
+/// round of each run of eight). `rotr!(x, n)` must be in scope at the call
+/// site (each word width rotates its own way). Expands to unsafe lane calls:
+/// invoke it inside the caller's `unsafe` block.
+macro_rules! sha2_rounds {
+    (
+        $V:ident, $st:ident, $w:expr, $k:ident,
+        sigma0 = ($s0a:literal, $s0b:literal, $s0c:literal),
+        sigma1 = ($s1a:literal, $s1b:literal, $s1c:literal),
+        big_sigma0 = ($b0a:literal, $b0b:literal, $b0c:literal),
+        big_sigma1 = ($b1a:literal, $b1b:literal, $b1c:literal),
+        rounds = [$($base:literal),*]
+    ) => {{
+        let mut w = $w;
+        let mut s = [$V::splat(0); 8];
+        for (v, row) in s.iter_mut().zip($st.iter()) {
+            *v = $V::load(row.as_ptr());
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = s;
+        // One round, fully unrolled with constant indices: `d += T1` becomes
+        // the new `e` and `h = T1 + T2` the new `a`; the next round takes
+        // the names rotated by one instead of moving eight registers.
+        macro_rules! round {
+            ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident, $t:expr) => {{
+                let j = $t & 15;
+                if $t >= 16 {
+                    let w15 = w[(j + 1) & 15];
+                    let w2 = w[(j + 14) & 15];
+                    let s0 = $V::xor3(rotr!(w15, $s0a), rotr!(w15, $s0b), w15.shr($s0c));
+                    let s1 = $V::xor3(rotr!(w2, $s1a), rotr!(w2, $s1b), w2.shr($s1c));
+                    w[j] = w[j].add(s0).add(w[(j + 9) & 15]).add(s1);
+                }
+                let s1 = $V::xor3(rotr!($e, $b1a), rotr!($e, $b1b), rotr!($e, $b1c));
+                let t1 = $h.add(s1).add($V::ch($e, $f, $g)).add($V::splat($k[$t]).add(w[j]));
+                let s0 = $V::xor3(rotr!($a, $b0a), rotr!($a, $b0b), rotr!($a, $b0c));
+                $d = $d.add(t1);
+                $h = t1.add(s0).add($V::maj($a, $b, $c));
+            }};
+        }
+        $(
+            round!(a, b, c, d, e, f, g, h, $base);
+            round!(h, a, b, c, d, e, f, g, $base + 1);
+            round!(g, h, a, b, c, d, e, f, $base + 2);
+            round!(f, g, h, a, b, c, d, e, $base + 3);
+            round!(e, f, g, h, a, b, c, d, $base + 4);
+            round!(d, e, f, g, h, a, b, c, $base + 5);
+            round!(c, d, e, f, g, h, a, b, $base + 6);
+            round!(b, c, d, e, f, g, h, a, $base + 7);
+        )*
+        for (i, v) in [a, b, c, d, e, f, g, h].into_iter().enumerate() {
+            v.add(s[i]).store($st[i].as_mut_ptr());
+        }
+    }};
+}
+
 mod md5;
 mod sched;
 mod sha1;

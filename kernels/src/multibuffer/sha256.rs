@@ -78,56 +78,22 @@ unsafe fn compress_body<V: V32>(st: &mut State<u32>, blocks: &[*const u8; 16]) {
     // SAFETY: forwarded from this function's contract; `st` rows hold 16
     // words, at least `the vector's lanes`.
     unsafe {
-        let rotr = |x: V, n: u32| x.rotl(32 - n);
-        let mut w = V::load_block::<true>(blocks);
-        let mut s = [V::splat(0); 8];
-        for (v, row) in s.iter_mut().zip(st.iter()) {
-            *v = V::load(row.as_ptr());
-        }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = s;
-        // One round, fully unrolled with constant indices: `d += T1` becomes
-        // the new `e` and `h = T1 + T2` the new `a`; the next round takes
-        // the names rotated by one instead of moving eight registers.
-        macro_rules! round {
-            ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident, $t:expr) => {{
-                let j = $t & 15;
-                if $t >= 16 {
-                    let w15 = w[(j + 1) & 15];
-                    let w2 = w[(j + 14) & 15];
-                    let s0 = V::xor3(rotr(w15, 7), rotr(w15, 18), w15.shr(3));
-                    let s1 = V::xor3(rotr(w2, 17), rotr(w2, 19), w2.shr(10));
-                    w[j] = w[j].add(s0).add(w[(j + 9) & 15]).add(s1);
-                }
-                let s1 = V::xor3(rotr($e, 6), rotr($e, 11), rotr($e, 25));
-                let t1 = $h.add(s1).add(V::ch($e, $f, $g)).add(V::splat(K[$t]).add(w[j]));
-                let s0 = V::xor3(rotr($a, 2), rotr($a, 13), rotr($a, 22));
-                $d = $d.add(t1);
-                $h = t1.add(s0).add(V::maj($a, $b, $c));
-            }};
-        }
-        macro_rules! eight {
-            ($t:expr) => {
-                round!(a, b, c, d, e, f, g, h, $t);
-                round!(h, a, b, c, d, e, f, g, $t + 1);
-                round!(g, h, a, b, c, d, e, f, $t + 2);
-                round!(f, g, h, a, b, c, d, e, $t + 3);
-                round!(e, f, g, h, a, b, c, d, $t + 4);
-                round!(d, e, f, g, h, a, b, c, $t + 5);
-                round!(c, d, e, f, g, h, a, b, $t + 6);
-                round!(b, c, d, e, f, g, h, a, $t + 7);
+        macro_rules! rotr {
+            ($x:expr, $n:literal) => {
+                $x.rotl(32 - $n)
             };
         }
-        eight!(0);
-        eight!(8);
-        eight!(16);
-        eight!(24);
-        eight!(32);
-        eight!(40);
-        eight!(48);
-        eight!(56);
-        for (i, v) in [a, b, c, d, e, f, g, h].into_iter().enumerate() {
-            v.add(s[i]).store(st[i].as_mut_ptr());
-        }
+        sha2_rounds!(
+            V,
+            st,
+            V::load_block::<true>(blocks),
+            K,
+            sigma0 = (7, 18, 3),
+            sigma1 = (17, 19, 10),
+            big_sigma0 = (2, 13, 22),
+            big_sigma1 = (6, 11, 25),
+            rounds = [0, 8, 16, 24, 32, 40, 48, 56]
+        );
     }
 }
 

@@ -176,55 +176,22 @@ unsafe fn compress_body<V: V64>(st: &mut State<u64>, blocks: &[*const u8; 16]) {
     // SAFETY: forwarded from this function's contract; `st` rows hold 16
     // words, at least `the vector's lanes`.
     unsafe {
-        let mut w = V::load_block_be(blocks);
-        let mut s = [V::splat(0); 8];
-        for (v, row) in s.iter_mut().zip(st.iter()) {
-            *v = V::load(row.as_ptr());
-        }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = s;
-        // Unrolled with rotated names, as in the SHA-256 body.
-        macro_rules! round {
-            ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident, $t:expr) => {{
-                let j = $t & 15;
-                if $t >= 16 {
-                    let w15 = w[(j + 1) & 15];
-                    let w2 = w[(j + 14) & 15];
-                    let s0 = V::xor3(w15.rotr(1), w15.rotr(8), w15.shr(7));
-                    let s1 = V::xor3(w2.rotr(19), w2.rotr(61), w2.shr(6));
-                    w[j] = w[j].add(s0).add(w[(j + 9) & 15]).add(s1);
-                }
-                let s1 = V::xor3($e.rotr(14), $e.rotr(18), $e.rotr(41));
-                let t1 = $h.add(s1).add(V::ch($e, $f, $g)).add(V::splat(K[$t]).add(w[j]));
-                let s0 = V::xor3($a.rotr(28), $a.rotr(34), $a.rotr(39));
-                $d = $d.add(t1);
-                $h = t1.add(s0).add(V::maj($a, $b, $c));
-            }};
-        }
-        macro_rules! eight {
-            ($t:expr) => {
-                round!(a, b, c, d, e, f, g, h, $t);
-                round!(h, a, b, c, d, e, f, g, $t + 1);
-                round!(g, h, a, b, c, d, e, f, $t + 2);
-                round!(f, g, h, a, b, c, d, e, $t + 3);
-                round!(e, f, g, h, a, b, c, d, $t + 4);
-                round!(d, e, f, g, h, a, b, c, $t + 5);
-                round!(c, d, e, f, g, h, a, b, $t + 6);
-                round!(b, c, d, e, f, g, h, a, $t + 7);
+        macro_rules! rotr {
+            ($x:expr, $n:literal) => {
+                $x.rotr($n)
             };
         }
-        eight!(0);
-        eight!(8);
-        eight!(16);
-        eight!(24);
-        eight!(32);
-        eight!(40);
-        eight!(48);
-        eight!(56);
-        eight!(64);
-        eight!(72);
-        for (i, v) in [a, b, c, d, e, f, g, h].into_iter().enumerate() {
-            v.add(s[i]).store(st[i].as_mut_ptr());
-        }
+        sha2_rounds!(
+            V,
+            st,
+            V::load_block_be(blocks),
+            K,
+            sigma0 = (1, 8, 7),
+            sigma1 = (19, 61, 6),
+            big_sigma0 = (28, 34, 39),
+            big_sigma1 = (14, 18, 41),
+            rounds = [0, 8, 16, 24, 32, 40, 48, 56, 64, 72]
+        );
     }
 }
 
