@@ -23,7 +23,12 @@ import io.sluice.flink.planner.PlanContext;
  * <ul>
  *   <li>{@code ROWS|RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW}: by rowtime
  *       {@code RowTimeRowsUnboundedPrecedingFunction} / {@code RowTimeRangeUnboundedPrecedingFunction},
- *       by proctime {@code ProcTimeUnboundedPrecedingFunction} (ROWS and RANGE alike);</li>
+ *       by proctime {@code ProcTimeUnboundedPrecedingFunction} (ROWS and RANGE alike). Flink 2.x's
+ *       default {@code table.exec.unbounded-over.version=2} runs
+ *       {@code RowTimeUnboundedPrecedingOverFunctionV2} instead of the two rowtime ones: it registers
+ *       a timer per row timestamp rather than at {@code watermark + 1}, which changes only the order
+ *       across keys of the rows one watermark fires; each key's rows, values and late drops are the
+ *       same;</li>
  *   <li>{@code ROWS BETWEEN n PRECEDING AND CURRENT ROW}: {@code RowTimeRowsBoundedPrecedingFunction} /
  *       {@code ProcTimeRowsBoundedPrecedingFunction} (Flink's {@code precedingOffset} is {@code n + 1},
  *       the native spec takes {@code n});</li>
