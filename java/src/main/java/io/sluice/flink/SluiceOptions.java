@@ -33,6 +33,12 @@ public final class SluiceOptions {
     public static final ConfigOption<Boolean> OPERATOR_CHANGELOG_NORMALIZE_ENABLED = operatorEnabled("changelog-normalize");
 
     /**
+     * Per operator switch of the planner stage: OVER aggregation ordered by a time attribute
+     * ({@code agg(x) OVER (PARTITION BY … ORDER BY time ROWS|RANGE … PRECEDING)}).
+     */
+    public static final ConfigOption<Boolean> OPERATOR_OVER_AGGREGATE_ENABLED = operatorEnabled("over-aggregate");
+
+    /**
      * Per operator switch of the planner stage: the updating (regular) join. Off by default (see
      * {@link #operatorEnabled}): where sluice would be slower than stock Flink for a node, it does
      * not substitute that node, and the join has no end-to-end figure from a quiet machine yet

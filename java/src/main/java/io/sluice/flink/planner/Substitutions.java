@@ -9,6 +9,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalG
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
 
 import io.sluice.flink.compat.KeyedPlannerCompat;
@@ -17,6 +18,7 @@ import io.sluice.flink.planner.keyed.ChangelogNormalizeSubstitution;
 import io.sluice.flink.planner.keyed.DeduplicateSubstitution;
 import io.sluice.flink.planner.keyed.GroupAggregateSubstitution;
 import io.sluice.flink.planner.keyed.JoinSubstitution;
+import io.sluice.flink.planner.keyed.OverAggregateSubstitution;
 import io.sluice.flink.planner.keyed.RankSubstitution;
 
 /**
@@ -38,6 +40,7 @@ public final class Substitutions {
                     GroupAggregateSubstitution::twoPhase).acceptingChangelog(),
             Substitution.of("rank", StreamPhysicalRank.class, RankSubstitution::match)
                     .ownsWhen(KeyedPlannerCompat::isTopN).acceptingChangelog(),
+            Substitution.of("over-aggregate", StreamPhysicalOverAggregate.class, OverAggregateSubstitution::match),
             Substitution.of("deduplicate", KeyedPlannerCompat.deduplicateNode(), DeduplicateSubstitution::match),
             Substitution.of("changelog-normalize", StreamPhysicalChangelogNormalize.class,
                     ChangelogNormalizeSubstitution::match).acceptingChangelog(),

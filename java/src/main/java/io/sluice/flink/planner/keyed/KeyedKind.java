@@ -9,7 +9,9 @@ public enum KeyedKind {
     /** {@code StreamPhysicalChangelogNormalize} → {@code normalize}. */
     CHANGELOG_NORMALIZE("ChangelogNormalize", "sluice-changelog-normalize"),
     /** A ROW_NUMBER Top-N {@code StreamPhysicalRank} → {@code topn}. */
-    RANK("Rank", "sluice-rank");
+    RANK("Rank", "sluice-rank"),
+    /** A time-ordered {@code StreamPhysicalOverAggregate} → {@code over}. */
+    OVER_AGGREGATE("OverAggregate", "sluice-over-aggregate");
 
     private final String flinkNode;
     private final String transformation;

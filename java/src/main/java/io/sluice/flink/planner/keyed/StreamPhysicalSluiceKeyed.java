@@ -16,11 +16,12 @@ import io.sluice.flink.planner.PlanContext;
 import io.sluice.flink.planner.SluicePhysicalRel;
 
 /**
- * A native keyed operator in the physical plan, in place of a Flink GroupAggregate, Deduplicate
- * or ChangelogNormalize: the same input (Flink's hash exchange on the key, or the singleton
- * exchange of a global aggregate), row type and changelog traits, plus the native operator spec
- * (ffi/src/operator/spec.rs) it runs. Plan text names it {@code SluiceGroupAggregate},
- * {@code SluiceDeduplicate} or {@code SluiceChangelogNormalize} with the spec as its term.
+ * A native keyed operator in the physical plan, in place of a Flink GroupAggregate, Deduplicate,
+ * ChangelogNormalize, Rank or OverAggregate ({@link KeyedKind}): the same input (Flink's hash
+ * exchange on the key, or the singleton exchange of a global aggregate / an OVER without
+ * PARTITION BY), row type and changelog traits, plus the native operator spec
+ * (engine/src/keyed/spec.rs) it runs. Plan text names it {@code SluiceGroupAggregate},
+ * {@code SluiceOverAggregate} etc. with the spec as its term.
  */
 public final class StreamPhysicalSluiceKeyed extends SluicePhysicalRel {
     private final KeyedKind kind;

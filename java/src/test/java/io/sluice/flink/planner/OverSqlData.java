@@ -1,0 +1,104 @@
+package io.sluice.flink.planner;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.BiConsumer;
+
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.types.Row;
+
+/**
+ * The OVER parity tests' tables, from one source subtask, so that each partition's rows arrive in
+ * one order on both sides and every watermark sits at one place between rows (at parallelism 4
+ * the OVER subtasks read one upstream channel each, so arrival order and watermark positions per
+ * key stay defined):
+ * <ul>
+ *   <li>{@code op(id INT NOT NULL, k STRING, v BIGINT, d DOUBLE, s STRING, i INT, ts BIGINT,
+ *       pt AS PROCTIME())}: NULLs in every nullable column (keys too), unicode keys with
+ *       supplementary characters, BIGINT values near the limits (SUM wraps);</li>
+ *   <li>{@code orow}: the same rows with {@code rt}, a rowtime attribute (TIMESTAMP_LTZ(3)) from
+ *       {@code ts}: out of order by up to 6 s, ties of two rows per second, and punctuated
+ *       watermarks ({@code SOURCE_WATERMARK()}) 8 s behind the largest timestamp every 10 rows, so
+ *       a defined set of rows is late.</li>
+ * </ul>
+ */
+final class OverSqlData {
+    private OverSqlData() {}
+
+    static final int ROWS = 3_000;
+    static final int KEYS = 40;
+    static final long BASE = 1_700_000_000_000L;
+
+    static final DataType TYPE = DataTypes.ROW(
+            DataTypes.FIELD("id", DataTypes.INT().notNull()),
+            DataTypes.FIELD("k", DataTypes.STRING()),
+            DataTypes.FIELD("v", DataTypes.BIGINT()),
+            DataTypes.FIELD("d", DataTypes.DOUBLE()),
+            DataTypes.FIELD("s", DataTypes.STRING()),
+            DataTypes.FIELD("i", DataTypes.INT()),
+            DataTypes.FIELD("ts", DataTypes.BIGINT().notNull()));
+
+    private static final String[] PREFIXES = {"k", "ключ", "鍵", "😀𝄞", "", "é", "a b"};
+
+    static Row row(int n) {
+        Random r = new Random(n * 0x9E3779B97F4A7C15L + 7);
+        int kn = r.nextInt(KEYS + 1);
+        String k = kn == KEYS ? null : PREFIXES[kn % PREFIXES.length] + kn;
+        Long v = r.nextInt(9) == 0 ? null
+                : r.nextInt(60) == 0 ? (r.nextBoolean() ? Long.MAX_VALUE - r.nextInt(3) : Long.MIN_VALUE + r.nextInt(3))
+                : (long) (r.nextInt(2_000_001) - 1_000_000);
+        Double d = r.nextInt(9) == 0 ? null : (r.nextInt(2001) - 1000) / 8.0;
+        String s = r.nextInt(9) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(1000);
+        Integer i = r.nextInt(9) == 0 ? null : r.nextInt(2001) - 1000;
+        long ts = BASE + (n / 2 + r.nextInt(13) - 6) * 1000L;
+        return Row.of(n, k, v, d, s, i, ts);
+    }
+
+    static List<Row> rows() {
+        List<Row> out = new ArrayList<>(ROWS);
+        for (int n = 0; n < ROWS; n++) {
+            out.add(row(n));
+        }
+        return out;
+    }
+
+    /** A watermark 8 s behind the largest timestamp after every 10th row. */
+    static final class Punctuated implements WatermarkGenerator<Row> {
+        private long max = Long.MIN_VALUE;
+        private long seen;
+
+        @Override
+        public void onEvent(Row row, long ts, WatermarkOutput out) {
+            max = Math.max(max, ts);
+            if (++seen % 10 == 0) {
+                out.emitWatermark(new Watermark(max - 8_000));
+            }
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput out) {
+            // punctuated only: no watermark depends on wall-clock time
+        }
+    }
+
+    /** Registers op and orow. */
+    static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) -> {
+        DataStream<Row> src = env.fromData(rows(), KeyedSqlData.info(TYPE)).setParallelism(1);
+        tEnv.createTemporaryView("op", tEnv.fromDataStream(src, Schema.newBuilder()
+                .columnByExpression("pt", "PROCTIME()").build()));
+        DataStream<Row> timed = src.assignTimestampsAndWatermarks(WatermarkStrategy.<Row>forGenerator(c -> new Punctuated())
+                .withTimestampAssigner((row, prev) -> (Long) row.getField(6))).setParallelism(1);
+        tEnv.createTemporaryView("orow", tEnv.fromDataStream(timed, Schema.newBuilder()
+                .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime").watermark("rt", "SOURCE_WATERMARK()").build()));
+    };
+}
