@@ -181,9 +181,14 @@ pub fn print(s: &OperatorSpec) -> String {
 
 /// `aggs=` spelled out.
 fn agg_list(aggs: &[AggSpec]) -> String {
-    let one = |a: &AggSpec| match (a.kind, a.column) {
-        (AggKind::CountStar, _) | (_, None) => "count(*)".to_string(),
-        (k, Some(c)) => format!("{}({c})", agg_name(k)),
+    let one = |a: &AggSpec| {
+        let call = match (a.kind, a.column) {
+            (AggKind::CountStar, _) | (_, None) => "count(*)".to_string(),
+            (k, Some(c)) => format!("{}({c})", agg_name(k)),
+        };
+        let distinct = if a.distinct { ":distinct" } else { "" };
+        let filter = a.filter.map(|f| format!(":filter({f})")).unwrap_or_default();
+        format!("{call}{distinct}{filter}")
     };
     aggs.iter().map(one).collect::<Vec<_>>().join(",")
 }
@@ -268,6 +273,8 @@ pub fn check(input: &Input) {
             for a in aggs {
                 assert_eq!(a.column.is_none(), a.kind == AggKind::CountStar, "{text:?}: {a:?}");
                 assert!(a.column.is_none_or(|c| c < n), "{text:?}: {a:?}");
+                assert!(a.filter.is_none_or(|c| c < n), "{text:?}: {a:?}");
+                assert!(!(a.distinct && a.column.is_none()), "{text:?}: {a:?}");
             }
         }
         SpecKind::Normalize { .. } => assert!(!parsed.keys.is_empty(), "{text:?}: no key"),

@@ -22,6 +22,11 @@
 //!   (`FirstLastValueWithRetractAggFunctionBase`) orders values by arrival;
 //!   a retraction removes the earliest arrival of an equal value, and the
 //!   result is the earliest (FIRST) or latest (LAST) remaining value.
+//!
+//! A call of a GROUP BY may also carry `FILTER (WHERE f)` (a BOOLEAN
+//! column: the row contributes only where `f` is true; NULL and false are
+//! excluded) and `DISTINCT` (the call sees each distinct argument value once
+//! per group); `group_agg/call.rs` puts both in front of the accumulator.
 
 use arrow_schema::{DataType, Field};
 
@@ -51,7 +56,7 @@ pub enum AggKind {
 }
 
 /// One aggregate call of a GROUP BY.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct AggSpec {
     /// The function.
     pub kind: AggKind,
@@ -59,11 +64,34 @@ pub struct AggSpec {
     pub column: Option<usize>,
     /// Output field name (defaults to e.g. `sum_2`).
     pub name: Option<String>,
+    /// `FILTER (WHERE f)`: a BOOLEAN input column; only rows where it is
+    /// true contribute (NULL and false do not). GROUP BY only.
+    pub filter: Option<usize>,
+    /// `DISTINCT`: each distinct input value counts once per group (not
+    /// for `COUNT(*)`). GROUP BY only.
+    pub distinct: bool,
+}
+
+/// The derived format, with `filter` / `distinct` only when set: operators
+/// fingerprint their snapshots with this text, so a spec without them keeps
+/// the fingerprint it had before they existed (its savepoints restore).
+impl std::fmt::Debug for AggSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("AggSpec");
+        d.field("kind", &self.kind).field("column", &self.column).field("name", &self.name);
+        if let Some(c) = self.filter {
+            d.field("filter", &c);
+        }
+        if self.distinct {
+            d.field("distinct", &true);
+        }
+        d.finish()
+    }
 }
 
 impl AggSpec {
     fn of(kind: AggKind, column: Option<usize>) -> Self {
-        AggSpec { kind, column, name: None }
+        AggSpec { kind, column, name: None, filter: None, distinct: false }
     }
     /// `COUNT(*)`
     pub fn count_star() -> Self {
@@ -106,6 +134,26 @@ impl AggSpec {
         self.name = Some(name.into());
         self
     }
+    /// `… FILTER (WHERE column)`: only rows where the BOOLEAN `column` is true contribute.
+    pub fn with_filter(mut self, column: usize) -> Self {
+        self.filter = Some(column);
+        self
+    }
+    /// `DISTINCT`: each distinct value of the input column contributes once per group.
+    pub fn with_distinct(mut self) -> Self {
+        self.distinct = true;
+        self
+    }
+}
+
+/// Refuses FILTER / DISTINCT calls for an operator that has neither (window, OVER).
+pub(crate) fn refuse_filter_distinct(aggs: &[AggSpec], operator: &str) -> Result<()> {
+    match aggs.iter().find(|a| a.filter.is_some() || a.distinct) {
+        Some(a) => Err(Error::InvalidArgument(format!(
+            "{operator} aggregates take no FILTER or DISTINCT (only the GROUP BY has them): {a:?}"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Value domain of an aggregate's input.
@@ -123,6 +171,10 @@ pub(crate) struct Resolved {
     pub(crate) column: Option<usize>,
     pub(crate) vtype: VType,
     pub(crate) field: Field,
+    /// `FILTER (WHERE …)` column (BOOLEAN, checked).
+    pub(crate) filter: Option<usize>,
+    /// `DISTINCT` (never for `COUNT(*)`).
+    pub(crate) distinct: bool,
 }
 
 pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: usize) -> Result<Resolved> {
@@ -133,12 +185,28 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
             None => format!("{f}_{idx}"),
         }
     });
+    if let Some(fc) = spec.filter {
+        let f = fields.get(fc).ok_or_else(|| Error::InvalidArgument(format!("filter column {fc} out of range")))?;
+        if f.data_type() != &DataType::Boolean {
+            return Err(Error::UnsupportedType {
+                column: fc,
+                data_type: f.data_type().clone(),
+                role: "a FILTER column (BOOLEAN)",
+            });
+        }
+    }
+    let (filter, distinct) = (spec.filter, spec.distinct);
     if spec.kind == AggKind::CountStar {
+        if distinct {
+            return Err(Error::InvalidArgument("COUNT(DISTINCT *) has no column to be distinct on".into()));
+        }
         return Ok(Resolved {
             kind: spec.kind,
             column: None,
             vtype: VType::I64,
             field: Field::new(name, DataType::Int64, false),
+            filter,
+            distinct,
         });
     }
     let c = spec.column.ok_or_else(|| Error::InvalidArgument(format!("{:?} needs an input column", spec.kind)))?;
@@ -168,6 +236,8 @@ pub(crate) fn resolve(spec: &AggSpec, fields: &[arrow_schema::FieldRef], idx: us
         column: Some(c),
         vtype,
         field: Field::new(name, dt, !matches!(spec.kind, AggKind::Count | AggKind::Sum0)),
+        filter,
+        distinct,
     })
 }
 

@@ -15,8 +15,11 @@
 //!   budget=bytes              retained-state budget; default none
 //!   update_before=bool        emit -U before +U (generateUpdateBefore); default true
 //! group_agg:
-//!   aggs=agg ( ',' agg )*     required; agg := count(*) | count(c) | sum(c) | sum0(c)
-//!                             | min(c) | max(c) | avg(c) | first_value(c) | last_value(c)
+//!   aggs=agg ( ',' agg )*     required; agg := call ( ':distinct' | ':filter(' c ')' )*
+//!                             call := count(*) | count(c) | sum(c) | sum0(c)
+//!                             | min(c) | max(c) | avg(c) | first_value(c) | last_value(c);
+//!                             `:filter(f)` = FILTER (WHERE f), f a BOOLEAN column;
+//!                             `:distinct` = DISTINCT (not for count(*)); group_agg only
 //!   retractable=bool          input may retract (-U/-D); default true
 //! dedup:
 //!   keep=first|last           required
@@ -231,6 +234,17 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
     Ok(OperatorSpec { kind, keys, max_parallelism, budget, update_before })
 }
 
+/// `aggs=` of an operator without FILTER / DISTINCT calls (window, OVER).
+pub(crate) fn plain_aggs(s: &str, schema: &Schema, op: &str) -> Result<Vec<AggSpec>> {
+    let list = aggs(s, schema)?;
+    if list.iter().any(|a| a.filter.is_some() || a.distinct) {
+        return Err(spec_err(format!(
+            "aggs=`{s}`: {op} aggregates take no :filter(…) or :distinct (only group_agg has them)"
+        )));
+    }
+    Ok(list)
+}
+
 /// The options of `topn`.
 const TOPN_OPTIONS: &[&str] = &["order", "strategy", "n", "rank_start", "rank_end", "rank_number"];
 
@@ -349,31 +363,66 @@ pub(crate) fn aggs(s: &str, schema: &Schema) -> Result<Vec<AggSpec>> {
     if s.split(',').any(str::is_empty) {
         return Err(spec_err(format!("aggs=`{s}` has an empty aggregate (a stray ',')")));
     }
-    s.split(',')
-        .map(|a| {
-            let (f, arg) =
-                call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` of aggs=`{s}` is not function(column)")))?;
-            if f == "count" && arg == "*" {
-                return Ok(AggSpec::count_star());
+    s.split(',').map(|a| agg(a, s, schema)).collect()
+}
+
+/// One entry of `aggs=`: `function(column)` then its `:distinct` /
+/// `:filter(column)` suffixes.
+fn agg(entry: &str, list: &str, schema: &Schema) -> Result<AggSpec> {
+    // The call ends at the first `):`; a column name holding `):` is not
+    // expressible in a spec.
+    let (a, suffixes) = match entry.find("):") {
+        Some(p) => (&entry[..=p], Some(&entry[p + 2..])),
+        None => (entry, None),
+    };
+    let mut spec = plain_agg(a, list, schema)?;
+    for suffix in suffixes.into_iter().flat_map(|x| x.split(':')) {
+        match (suffix, call(suffix)) {
+            ("distinct", _) if !spec.distinct => spec.distinct = true,
+            (_, Some(("filter", f))) if spec.filter.is_none() => {
+                spec.filter = Some(column(f, schema, &format!("{entry}: filter"))?)
             }
-            let c = || column(arg, schema, a);
-            Ok(match f {
-                "count" => AggSpec::count(c()?),
-                "sum" => AggSpec::sum(c()?),
-                "sum0" => AggSpec::sum0(c()?),
-                "min" => AggSpec::min(c()?),
-                "max" => AggSpec::max(c()?),
-                "avg" => AggSpec::avg(c()?),
-                "first_value" => AggSpec::first_value(c()?),
-                "last_value" => AggSpec::last_value(c()?),
-                _ => {
-                    return Err(spec_err(format!(
-                        "unknown aggregate `{f}` in `{a}` (count, sum, sum0, min, max, avg, first_value, last_value)"
-                    )))
-                }
-            })
-        })
-        .collect()
+            _ => {
+                return Err(spec_err(format!(
+                    "aggregate `{entry}`: suffix `:{suffix}` (expected :distinct or :filter(column), each at most once)"
+                )))
+            }
+        }
+    }
+    if spec.distinct && spec.column.is_none() {
+        return Err(spec_err(format!("aggregate `{entry}`: count(*) cannot be :distinct")));
+    }
+    if let Some(f) = spec.filter {
+        let t = schema.field(f).data_type();
+        if t != &arrow_schema::DataType::Boolean {
+            return Err(spec_err(format!("aggregate `{entry}`: the filter column is {t}, not Boolean")));
+        }
+    }
+    Ok(spec)
+}
+
+/// `function(column)` of an `aggs=` entry.
+fn plain_agg(a: &str, s: &str, schema: &Schema) -> Result<AggSpec> {
+    let (f, arg) = call(a).ok_or_else(|| spec_err(format!("aggregate `{a}` of aggs=`{s}` is not function(column)")))?;
+    if f == "count" && arg == "*" {
+        return Ok(AggSpec::count_star());
+    }
+    let c = || column(arg, schema, a);
+    Ok(match f {
+        "count" => AggSpec::count(c()?),
+        "sum" => AggSpec::sum(c()?),
+        "sum0" => AggSpec::sum0(c()?),
+        "min" => AggSpec::min(c()?),
+        "max" => AggSpec::max(c()?),
+        "avg" => AggSpec::avg(c()?),
+        "first_value" => AggSpec::first_value(c()?),
+        "last_value" => AggSpec::last_value(c()?),
+        _ => {
+            return Err(spec_err(format!(
+                "unknown aggregate `{f}` in `{a}` (count, sum, sum0, min, max, avg, first_value, last_value)"
+            )))
+        }
+    })
 }
 
 #[cfg(test)]
@@ -447,6 +496,35 @@ mod tests {
             }
         );
         assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().to_string().contains("backend=`heap`"));
+    }
+
+    #[test]
+    fn parses_filter_and_distinct() {
+        let s = Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("f", DataType::Boolean, true),
+            Field::new("n", DataType::Int64, true),
+        ]);
+        let g =
+            parse("group_agg keys=0 aggs=count(*):filter(f),count(n):distinct:filter(1),sum(2):distinct", &s).unwrap();
+        let want = vec![
+            AggSpec::count_star().with_filter(1),
+            AggSpec::count(2).with_distinct().with_filter(1),
+            AggSpec::sum(2).with_distinct(),
+        ];
+        assert_eq!(g.kind, SpecKind::GroupAgg { aggs: want, retractable: true });
+        for (spec, needle) in [
+            ("group_agg keys=0 aggs=count(*):distinct", "count(*) cannot be :distinct"),
+            ("group_agg keys=0 aggs=sum(2):filter(2)", "the filter column is Int64, not Boolean"),
+            ("group_agg keys=0 aggs=sum(2):filter(x)", "no field named `x`"),
+            ("group_agg keys=0 aggs=sum(2):distinct:distinct", "suffix `:distinct`"),
+            ("group_agg keys=0 aggs=sum(2):filter(1):filter(1)", "suffix `:filter(1)`"),
+            ("group_agg keys=0 aggs=sum(2):sorted", "suffix `:sorted`"),
+            ("over keys=0 order=proctime frame=rows preceding=unbounded aggs=sum(2):distinct", "over aggregates"),
+        ] {
+            let e = parse(spec, &s).unwrap_err();
+            assert!(e.to_string().contains(needle), "{spec:?}: {e}");
+        }
     }
 
     /// Found by the `operator_spec` fuzz target (30-minute ASan run):

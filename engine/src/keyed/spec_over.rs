@@ -26,7 +26,7 @@ use arrow_schema::{Schema, SchemaRef};
 use sluice_keyed::{AggSpec, OverAggregate, OverFrame, OverOptions, OverTime};
 
 use crate::error::Result;
-use crate::keyed::spec::{aggs, call, column, spec_err, OperatorSpec};
+use crate::keyed::spec::{call, column, plain_aggs, spec_err, OperatorSpec};
 
 /// The options of `over` (besides the common ones).
 pub(crate) const OVER_OPTIONS: &[&str] = &["order", "frame", "preceding", "aggs"];
@@ -82,7 +82,7 @@ pub(crate) fn over_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Sche
             OverFrame::Range(ms)
         }
     };
-    Ok(OverSpec { time, frame, aggs: require("aggs").and_then(|v| aggs(v, schema))? })
+    Ok(OverSpec { time, frame, aggs: require("aggs").and_then(|v| plain_aggs(v, schema, "over"))? })
 }
 
 /// The [`OverAggregate`] of an `over` spec.

@@ -21,7 +21,7 @@ use arrow_schema::{Schema, SchemaRef};
 use sluice_keyed::{WindowAggOptions, WindowAggregate, WindowSpec};
 
 use crate::error::{Error, Result};
-use crate::keyed::spec::{aggs, column, spec_err, OperatorSpec, SpecKind};
+use crate::keyed::spec::{column, plain_aggs, spec_err, OperatorSpec, SpecKind};
 
 /// The options of `window`.
 pub(crate) const WINDOW_OPTIONS: &[&str] = &["rowtime", "window", "aggs", "offset"];
@@ -52,7 +52,7 @@ pub(crate) fn window_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Sc
         window =
             window.with_offset(o.parse::<i64>().map_err(|_| spec_err(format!("offset=`{o}` is not milliseconds")))?);
     }
-    let aggs = aggs(get("aggs").ok_or_else(|| spec_err("window needs `aggs=`"))?, schema)?;
+    let aggs = plain_aggs(get("aggs").ok_or_else(|| spec_err("window needs `aggs=`"))?, schema, "window")?;
     Ok(SpecKind::Window { window, rowtime, aggs })
 }
 

@@ -175,6 +175,21 @@ static inline void make_int64(struct ArrowArray *a, const int64_t *vals, const i
   ta_set_buffer(p, 1, data);
 }
 
+/* Boolean array (bit-packed values); `valid` may be NULL (all valid). */
+static inline void make_bool(struct ArrowArray *a, const int *vals, const int *valid, int n, int *release_count) {
+  struct ta_private *p = ta_init(a, n, 0, 2, release_count);
+  if (valid) {
+    uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
+    for (int i = 0; i < n; i++)
+      if (valid[i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    ta_set_buffer(p, 0, bits);
+  }
+  uint8_t *data = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
+  for (int i = 0; i < n; i++)
+    if (vals[i]) data[i / 8] |= (uint8_t)(1u << (i % 8));
+  ta_set_buffer(p, 1, data);
+}
+
 /* Row `i` of an Int64 array (offset honoured). */
 static inline int64_t int64_value(const struct ArrowArray *a, int64_t i) {
   return ((const int64_t *)a->buffers[1])[i + a->offset];

@@ -31,6 +31,8 @@
 //! DOUBLE / VARCHAR (flag u8, value); `6`/`7`/`8` retractable MIN/MAX
 //! multisets (u32 n, n × (value, count u64)); `9` retractable FIRST/LAST
 //! history (u32 n, n × (value tag u8: 0 i64 / 1 f64 / 2 bytes, value)).
+//! A call with DISTINCT writes its distinct map right after its accumulator
+//! (`call.rs`).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};

@@ -37,6 +37,7 @@ use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
 use self::accumulator::{Groups, GroupsAccumulator};
+use self::call::CallMask;
 use self::drive::{commit, op, outputs_of, OutBuf, Pass, Plan, Sink};
 use self::output::compact;
 use crate::agg::{resolve, AggKind, AggSpec, Resolved, VType};
@@ -48,6 +49,7 @@ use crate::snapshot::{fnv1a, OpTag, SnapshotFormat, Writer};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 pub(crate) mod accumulator;
+mod call;
 mod count;
 mod current;
 pub(crate) mod drive;
@@ -145,10 +147,7 @@ impl GroupAggregate {
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let fingerprint = fnv1a(format!("{:?}|{key_columns:?}|{aggs:?}|{}", fields, opts.retractable).as_bytes());
-        let states: Vec<Aggregate> = resolved
-            .iter()
-            .map(|r| Aggregate { column: r.column, acc: new_accumulator(r, opts.retractable) })
-            .collect();
+        let states: Vec<Aggregate> = resolved.iter().map(|r| Aggregate::new(r, opts.retractable)).collect();
         let group_fixed = std::mem::size_of::<i64>()
             + std::mem::size_of::<u32>()
             + states.iter().map(|a| a.acc.slot_bytes()).sum::<usize>();
@@ -157,7 +156,7 @@ impl GroupAggregate {
             output_schema: Arc::new(Schema::new(out_fields)),
             input_schema,
             key_columns,
-            has_heap: states.iter().any(|a| a.acc.has_heap()),
+            has_heap: states.iter().any(|a| a.acc.has_heap() || a.mask.as_ref().is_some_and(CallMask::has_state)),
             outs: states.iter().map(|_| OutBuf::default()).collect(),
             aggs: states,
             acct: Accounting::new(opts.state_budget),
@@ -268,7 +267,7 @@ impl GroupAggregate {
                             None => {
                                 counts.push(0);
                                 for a in aggs.iter_mut() {
-                                    a.acc.push_group();
+                                    a.push_group();
                                 }
                                 (counts.len() - 1) as u32
                             }
@@ -494,11 +493,14 @@ impl GroupAggregate {
     }
 
     /// The snapshot value of the group in slot `s`: its record count, then
-    /// each aggregate's accumulator.
+    /// each aggregate's accumulator (and a DISTINCT call's map after it).
     fn write_group(&self, s: u32, w: &mut Writer) {
         w.i64(self.counts.get(s as usize).copied().unwrap_or(0));
         for a in &self.aggs {
             a.acc.write_state(s as usize, w);
+            if let Some(m) = &a.mask {
+                m.write_state(s as usize, w);
+            }
         }
     }
 
@@ -522,7 +524,7 @@ impl GroupAggregate {
             }
             let groups: usize = staged.iter().map(|(k, _)| k.len() + ENTRY_OVERHEAD + self.group_fixed).sum();
             let heap: usize =
-                staged.iter().map(|(_, s)| self.aggs.iter().map(|a| a.acc.heap_size(*s as usize)).sum::<usize>()).sum();
+                staged.iter().map(|(_, s)| self.aggs.iter().map(|a| a.heap_size(*s as usize)).sum::<usize>()).sum();
             // The groups are checked as `process` checks them (see
             // `group_bytes`): a snapshot written under this budget restores;
             // one with more groups than the budget holds does not.
@@ -540,7 +542,7 @@ impl GroupAggregate {
             Err(e) => {
                 self.counts.truncate(base);
                 for a in &mut self.aggs {
-                    a.acc.truncate(base);
+                    a.truncate(base);
                 }
                 Err(e)
             }
@@ -560,8 +562,11 @@ impl GroupAggregate {
             }
             counts.push(count);
             for a in aggs.iter_mut() {
-                a.acc.push_group();
+                a.push_group();
                 a.acc.read_state(s, r)?;
+                if let Some(m) = &mut a.mask {
+                    m.read_state(s, r)?;
+                }
             }
             staged.push((Box::from(key), s as u32));
             Ok(())
@@ -573,6 +578,8 @@ impl GroupAggregate {
 /// accumulators for MIN/MAX/FIRST/LAST.
 pub(crate) fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn GroupsAccumulator> {
     match (r.kind, r.vtype) {
+        // A filtered COUNT(*) counts the valid rows of its mask (`call.rs`).
+        (AggKind::CountStar, _) if r.filter.is_some() => Groups::boxed(count::Count::new(AggKind::Count)),
         (AggKind::CountStar | AggKind::Count, _) => Groups::boxed(count::Count::new(r.kind)),
         (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, VType::F64) => Groups::boxed(sum::SumF64::new(r.kind)),
         (AggKind::Sum | AggKind::Sum0 | AggKind::Avg, _) => Groups::boxed(sum::SumI64::new(r.kind)),
@@ -592,13 +599,38 @@ pub(crate) fn new_accumulator(r: &Resolved, retractable: bool) -> Box<dyn Groups
     }
 }
 
-/// One aggregate call of the GROUP BY: its input column and its accumulators.
+/// One aggregate call of the GROUP BY: its input column, its accumulators
+/// and its FILTER / DISTINCT mask.
 pub(crate) struct Aggregate {
     pub(crate) column: Option<usize>,
     pub(crate) acc: Box<dyn GroupsAccumulator>,
+    pub(crate) mask: Option<CallMask>,
 }
 
 impl Aggregate {
+    /// The call `r` (see [`new_accumulator`]).
+    pub(crate) fn new(r: &Resolved, retractable: bool) -> Self {
+        Aggregate { column: r.column, acc: new_accumulator(r, retractable), mask: CallMask::of(r) }
+    }
+
+    fn push_group(&mut self) {
+        self.acc.push_group();
+        if let Some(m) = &mut self.mask {
+            m.push_group();
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.acc.truncate(len);
+        if let Some(m) = &mut self.mask {
+            m.truncate(len);
+        }
+    }
+
+    fn heap_size(&self, slot: usize) -> usize {
+        self.acc.heap_size(slot) + self.mask.as_ref().map_or(0, |m| m.heap_size(slot))
+    }
+
     /// [`GroupsAccumulator::update_batch`] on this aggregate's input column of `columns`.
     pub(crate) fn update(
         &mut self,
@@ -607,6 +639,10 @@ impl Aggregate {
         out: &mut OutBuf,
         changed: &mut [bool],
     ) -> Result<isize> {
+        if let Some(m) = &mut self.mask {
+            let (masked, delta) = m.input(columns, self.column, plan)?;
+            return Ok(delta + self.acc.update_batch(Some(&masked), Pass { plan, out, changed })?);
+        }
         let input = match self.column {
             Some(c) => Some(columns.get(c).ok_or_else(|| invalid_arg(format!("aggregate input column {c} missing")))?),
             None => None,

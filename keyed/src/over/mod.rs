@@ -89,11 +89,11 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use bumpalo::Bump;
 
-use crate::agg::{resolve, AggSpec};
+use crate::agg::{refuse_filter_distinct, resolve, AggSpec};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::check_parallelism;
 use crate::group_agg::drive::OutBuf;
-use crate::group_agg::{check_schema, new_accumulator, Aggregate};
+use crate::group_agg::{check_schema, Aggregate};
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
@@ -218,10 +218,10 @@ impl OverAggregate {
         let mode = mode_of(&schema, &opts)?;
         let key_plan = KeyPlan::new(&schema, &partition_columns)?;
         let fields = schema.fields();
+        refuse_filter_distinct(&aggs, "OVER")?;
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
         let retractable = matches!(mode, Mode::ProcRows(_) | Mode::RowRows(_) | Mode::RowRange(_));
-        let states: Vec<Aggregate> =
-            resolved.iter().map(|r| Aggregate { column: r.column, acc: new_accumulator(r, retractable) }).collect();
+        let states: Vec<Aggregate> = resolved.iter().map(|r| Aggregate::new(r, retractable)).collect();
         let mut out_fields: Vec<Field> = fields.iter().map(|f| f.as_ref().clone()).collect();
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let fingerprint = fnv1a(

@@ -62,7 +62,7 @@ use self::acc::{new_acc, Col, WinAcc};
 use self::assign::is_fired;
 pub use self::assign::{WindowKind, WindowSpec};
 use self::state::WindowState;
-use crate::agg::{resolve, AggSpec};
+use crate::agg::{refuse_filter_distinct, resolve, AggSpec};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::check_parallelism;
 use crate::group_agg::check_schema;
@@ -153,6 +153,7 @@ impl WindowAggregate {
         }
         let key_plan = KeyPlan::new(&input_schema, &key_columns)?;
         let mut out_fields: Vec<Field> = key_columns.iter().map(|&k| fields[k].as_ref().clone()).collect();
+        refuse_filter_distinct(&aggs, "window")?;
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
         let mut accs = resolved.iter().map(new_acc).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));

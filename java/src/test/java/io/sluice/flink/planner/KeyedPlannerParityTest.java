@@ -28,9 +28,9 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * Plain SQL GROUP BY, ROW_NUMBER() = 1 and upsert normalization, stock Flink vs sluice installed
  * ({@link ParityHarness}), over the tables of {@link KeyedSqlData}: each keyed node kind, every
  * aggregate the native group_agg has over each type family it takes, keys of many types, NULLs,
- * unicode keys, an updating (retracting) input, parallelism 1 and 4, and the queries that must
- * stay stock with their reasons (DISTINCT, FILTER, INT sums, insert-only DOUBLE MIN/MAX,
- * mini-batch, state TTL, a STATE_TTL hint, the operator switches).
+ * unicode keys, an updating (retracting) input, FILTER (WHERE …) and DISTINCT calls (also over
+ * retractions), parallelism 1 and 4, and the queries that must stay stock with their reasons
+ * (DISTINCT over INT, INT sums, insert-only DOUBLE MIN/MAX, mini-batch, state TTL, a STATE_TTL hint, the operator switches).
  */
 class KeyedPlannerParityTest {
     @RegisterExtension
@@ -50,6 +50,15 @@ class KeyedPlannerParityTest {
     static final String RETRACTING_ORDER_FREE = "SELECT c, COUNT(*), SUM(sv), AVG(sv), MIN(sv), MAX(ms), MIN(md), "
             + "MAX(md) FROM (SELECT k, COUNT(*) AS c, SUM(v) AS sv, MAX(s) AS ms, MAX(v) AS md FROM kt GROUP BY k) "
             + "GROUP BY c";
+    static final String FILTERED = "SELECT k, COUNT(*) FILTER (WHERE i > 0), SUM(v) FILTER (WHERE s LIKE 'a%'), "
+            + "MAX(s) FILTER (WHERE v < 50), AVG(d) FILTER (WHERE i IS NULL), COUNT(*) FROM kt GROUP BY k";
+    static final String DISTINCTS = "SELECT k, COUNT(DISTINCT s), COUNT(DISTINCT s) FILTER (WHERE v > 10), "
+            + "COUNT(DISTINCT v), SUM(DISTINCT v), COUNT(DISTINCT d) FILTER (WHERE i < 0), COUNT(id) FROM kt GROUP BY k";
+    /** The outer GROUP BY sees -U/+U of the inner one's rows. */
+    static final String FILTERED_RETRACTING = "SELECT c, COUNT(*) FILTER (WHERE sv > 0), SUM(sv) FILTER (WHERE "
+            + "c > 1), COUNT(DISTINCT ms), COUNT(DISTINCT ms) FILTER (WHERE c < 3), COUNT(DISTINCT sv), "
+            + "MIN(ms) FILTER (WHERE sv > 0) FROM (SELECT k, COUNT(*) AS c, SUM(v) AS sv, MAX(s) AS ms FROM kt "
+            + "GROUP BY k) GROUP BY c";
     static final String DEDUP = "SELECT id, k, v, s FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt %s) AS rn "
             + "FROM kp) WHERE rn = 1";
     static final String ROWTIME_DEDUP = "SELECT id, k, v, rt FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
@@ -93,11 +102,22 @@ class KeyedPlannerParityTest {
             q.add(Query.of("dedup keep-first rowtime", String.format(ROWTIME_DEDUP, "ASC"), ORDERED, "Deduplicate")
                     .parallelism(4));
         }
+        for (int p : new int[] {1, 4}) {
+            // the LIKE of a FILTER condition is computed by a native Calc below the aggregate
+            q.add(Query.of("FILTER", FILTERED, ORDERED, "Calc", "GroupAggregate").parallelism(p));
+            q.add(Query.of("DISTINCT", DISTINCTS, ORDERED, "GroupAggregate").parallelism(p));
+        }
+        // an updating input: the outer calls retract values, the distinct counts fall back to 0
+        q.add(Query.of("FILTER / DISTINCT over retractions", FILTERED_RETRACTING, ORDERED, "GroupAggregate",
+                "GroupAggregate"));
+        q.add(Query.of("FILTER / DISTINCT over retractions", FILTERED_RETRACTING, MATERIALIZED, "GroupAggregate",
+                "GroupAggregate").parallelism(4));
+        q.add(Query.of("DISTINCT over a changelog source", "SELECT s, COUNT(DISTINCT v), COUNT(*) FILTER "
+                + "(WHERE v > 0), SUM(DISTINCT v) FILTER (WHERE k <> 'a') FROM ku GROUP BY s", MATERIALIZED,
+                "ChangelogNormalize", "GroupAggregate").parallelism(4));
         // must stay stock, with the reason
-        q.add(Query.stock("COUNT(DISTINCT)", "SELECT k, COUNT(DISTINCT v) FROM kt GROUP BY k", "GroupAggregate",
-                "no distinct aggregates"));
-        q.add(Query.stock("FILTER", "SELECT k, SUM(v) FILTER (WHERE i > 0) FROM kt GROUP BY k", "GroupAggregate",
-                "FILTER (WHERE"));
+        q.add(Query.stock("COUNT(DISTINCT INT)", "SELECT k, COUNT(DISTINCT i) FROM kt GROUP BY k", "GroupAggregate",
+                "native distinct state takes BIGINT, DOUBLE or strings"));
         q.add(Query.stock("SUM(INT)", "SELECT k, SUM(i) FROM kt GROUP BY k", "GroupAggregate", "SUM over INT"));
         q.add(Query.stock("MIN(DOUBLE) insert-only", "SELECT k, MIN(d) FROM kt GROUP BY k", "GroupAggregate",
                 "MIN over DOUBLE on an insert-only input"));

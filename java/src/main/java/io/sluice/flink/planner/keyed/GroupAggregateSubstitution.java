@@ -33,9 +33,13 @@ import io.sluice.flink.planner.PlanContext;
  * result, wrapping sum, truncating average) and DOUBLE; {@code MIN}, {@code MAX}
  * over BIGINT, character strings and, when Flink uses the retracting function for the call,
  * DOUBLE; {@code FIRST_VALUE}, {@code LAST_VALUE} over BIGINT, DOUBLE, character strings;
- * {@code MIN}/{@code MAX(DISTINCT c)} as their plain forms (the extreme ignores multiplicity).
+ * {@code MIN}/{@code MAX(DISTINCT c)} as their plain forms (the extreme ignores multiplicity); the
+ * other calls with {@code DISTINCT} over BIGINT, DOUBLE or character strings ({@code :distinct}, a
+ * per-group value → count map in front of the accumulator, as Flink's {@code DistinctAggCodeGen});
+ * {@code FILTER (WHERE …)} on any of these ({@code :filter(col)}: Flink's planner has already put the
+ * condition into a BOOLEAN input column, the call's {@code filterArg}).
  * Everything else stays stock with the reason: other functions ({@code LISTAGG}, {@code STDDEV},
- * …), {@code DISTINCT} for the rest, {@code FILTER (WHERE …)}, other argument types (Flink's
+ * …), {@code DISTINCT} over other types, other argument types (Flink's
  * {@code SUM(INT)} is INT with int overflow, which a BIGINT sum does not reproduce).
  */
 public final class GroupAggregateSubstitution {
@@ -99,11 +103,22 @@ public final class GroupAggregateSubstitution {
      * @param retracts whether Flink uses the retracting function for this call
      */
     static String aggregate(AggregateCall call, RowType in, boolean retracts) {
+        String a = unfiltered(call, in, retracts);
+        if (a.startsWith("!") || call.filterArg < 0) {
+            return a;
+        }
+        LogicalType f = in.getTypeAt(call.filterArg);
+        if (!f.is(LogicalTypeRoot.BOOLEAN)) {
+            return "!aggregate " + call.getAggregation().getName() + " with FILTER over a " + f.asSummaryString()
+                    + " column: the native filter reads BOOLEAN";
+        }
+        return a + ":filter(" + call.filterArg + ")";
+    }
+
+    /** {@link #aggregate} without the call's FILTER. */
+    private static String unfiltered(AggregateCall call, RowType in, boolean retracts) {
         String fn = call.getAggregation().getName();
         SqlKind kind = call.getAggregation().getKind();
-        if (call.filterArg >= 0) {
-            return "!aggregate " + fn + " with FILTER (WHERE …): the native group_agg has no filtered aggregates";
-        }
         if (call.isApproximate() || !call.collation.getFieldCollations().isEmpty()) {
             return "!aggregate " + fn + " (APPROXIMATE / WITHIN GROUP): no native form";
         }
@@ -116,24 +131,28 @@ public final class GroupAggregateSubstitution {
         }
         int c = args.get(0);
         LogicalType t = in.getTypeAt(c);
-        if (call.isDistinct() && kind != SqlKind.MIN && kind != SqlKind.MAX) {
-            return "!aggregate " + fn + "(DISTINCT …): the native group_agg has no distinct aggregates";
-        }
         boolean bigint = t.is(LogicalTypeRoot.BIGINT);
         boolean dbl = t.is(LogicalTypeRoot.DOUBLE);
         boolean str = t.is(LogicalTypeFamily.CHARACTER_STRING);
         String type = t.asSummaryString();
+        // MIN/MAX(DISTINCT c) are MIN/MAX(c): the extreme ignores multiplicity.
+        boolean distinct = call.isDistinct() && kind != SqlKind.MIN && kind != SqlKind.MAX;
+        if (distinct && !(bigint || dbl || str)) {
+            return "!aggregate " + fn + "(DISTINCT …) over " + type
+                    + ": the native distinct state takes BIGINT, DOUBLE or strings";
+        }
+        String suffix = distinct ? ":distinct" : "";
         switch (kind) {
             case COUNT:
-                if (!t.isNullable()) {
+                if (!t.isNullable() && !distinct) {
                     return "count(*)"; // a NOT NULL column: every row counts
                 }
-                return bigint || dbl || str ? "count(" + c + ")"
+                return bigint || dbl || str ? "count(" + c + ")" + suffix
                         : "!aggregate COUNT over nullable " + type + ": the native COUNT reads BIGINT, DOUBLE or strings";
             case SUM:
             case SUM0:
             case AVG:
-                return bigint || dbl ? kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + c + ")"
+                return bigint || dbl ? kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + c + ")" + suffix
                         : "!aggregate " + fn + " over " + type + ": the native " + fn + " takes BIGINT or DOUBLE "
                                 + "(Flink's result type and overflow for " + type + " differ from a BIGINT/DOUBLE sum)";
             case MIN:
@@ -147,7 +166,7 @@ public final class GroupAggregateSubstitution {
                                 + " takes BIGINT, DOUBLE or strings";
             case FIRST_VALUE:
             case LAST_VALUE:
-                return bigint || dbl || str ? kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + c + ")"
+                return bigint || dbl || str ? kind.name().toLowerCase(java.util.Locale.ROOT) + "(" + c + ")" + suffix
                         : "!aggregate " + fn + " over " + type + ": the native " + fn
                                 + " takes BIGINT, DOUBLE or strings";
             default:
