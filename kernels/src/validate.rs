@@ -84,6 +84,33 @@ fn validate_offsets<T: ByteArrayType>(a: &GenericByteArray<T>) -> Result<()> {
     validate_rows(a)
 }
 
+/// Validates rows written by a kernel: `offsets` (at least one entry) cut
+/// `values` into rows numbered from `first_row`. One `simdutf8` pass over
+/// their span and a boundary check per inner offset, as
+/// [`validate_utf8`]; rows one by one only to name a bad one.
+///
+/// # Errors
+/// [`Error::InvalidUtf8`] naming the first invalid row.
+pub(crate) fn check_rows<O: ArrowNativeType>(values: &[u8], offsets: &[O], first_row: usize) -> Result<()> {
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
+        return Ok(());
+    };
+    let row = |i: usize| values.get(offsets[i].as_usize()..offsets[i + 1].as_usize()).unwrap_or(&[]);
+    let span = values.get(first.as_usize()..last.as_usize()).unwrap_or(&[]);
+    if simdutf8::basic::from_utf8(span).is_ok() {
+        let inner = offsets.get(1..offsets.len() - 1).unwrap_or(&[]);
+        if inner.iter().all(|o| values.get(o.as_usize()).is_none_or(|b| (*b as i8) >= -0x40)) {
+            return Ok(());
+        }
+    }
+    for i in 0..offsets.len() - 1 {
+        if let Err(e) = simdutf8::compat::from_utf8(row(i)) {
+            return Err(Error::InvalidUtf8 { row: first_row + i, valid_up_to: e.valid_up_to() });
+        }
+    }
+    Ok(())
+}
+
 /// Row-by-row validation; names the first invalid row.
 fn validate_rows<C: ByteColumn>(a: &C) -> Result<()> {
     for row in 0..a.len() {

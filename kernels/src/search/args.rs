@@ -5,7 +5,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use arrow_array::types::{ByteArrayType, ByteViewType};
 use arrow_array::{
-    Array, Datum, GenericByteArray, GenericByteViewArray, Int32Array, LargeStringArray, StringArray, StringViewArray,
+    Array, BinaryArray, BinaryViewArray, Datum, GenericByteArray, GenericByteViewArray, Int32Array, LargeBinaryArray,
+    LargeStringArray, StringArray, StringViewArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
@@ -13,14 +14,28 @@ use arrow_schema::DataType;
 use crate::error::{invalid_arg, Result};
 use crate::input::{unsupported_type, ByteColumn};
 
-/// A string argument: a scalar (`None` = NULL) or one of the three string
-/// layouts.
+/// A string argument: a scalar (`None` = NULL), one of the three string
+/// layouts, or one of the three binary layouts read as the bytes of a
+/// string with no UTF-8 promise (see [`is_unchecked`]).
 #[derive(Clone, Copy)]
 pub(crate) enum StrArg<'a> {
     Scalar(Option<&'a [u8]>),
     Utf8(&'a StringArray),
     Large(&'a LargeStringArray),
     View(&'a StringViewArray),
+    Bin(&'a BinaryArray),
+    LargeBin(&'a LargeBinaryArray),
+    BinView(&'a BinaryViewArray),
+}
+
+/// Whether `d` holds string bytes without a UTF-8 promise (a binary
+/// layout). The search kernels read every argument as bytes (characters by
+/// Flink's lead-byte rule, every index bounds-checked), so they are
+/// memory-safe on any bytes; a kernel with a `Utf8` output validates its
+/// output rows when any string argument `is_unchecked`
+/// ([`Utf8Out::checked`]).
+pub(crate) fn is_unchecked(d: &dyn Datum) -> bool {
+    matches!(d.get().0.data_type(), DataType::Binary | DataType::LargeBinary | DataType::BinaryView)
 }
 
 impl<'a> StrArg<'a> {
@@ -31,6 +46,9 @@ impl<'a> StrArg<'a> {
             DataType::Utf8 => StrArg::Utf8(a.as_string::<i32>()),
             DataType::LargeUtf8 => StrArg::Large(a.as_string::<i64>()),
             DataType::Utf8View => StrArg::View(a.as_string_view()),
+            DataType::Binary => StrArg::Bin(a.as_binary::<i32>()),
+            DataType::LargeBinary => StrArg::LargeBin(a.as_binary::<i64>()),
+            DataType::BinaryView => StrArg::BinView(a.as_binary_view()),
             other => return Err(invalid_arg(format!("{what}: {}", unsupported_type(other, false)))),
         };
         if !scalar {
@@ -46,6 +64,9 @@ impl<'a> StrArg<'a> {
                 StrArg::Utf8(s) => s.bytes(0),
                 StrArg::Large(s) => s.bytes(0),
                 StrArg::View(s) => s.bytes(0),
+                StrArg::Bin(s) => s.bytes(0),
+                StrArg::LargeBin(s) => s.bytes(0),
+                StrArg::BinView(s) => s.bytes(0),
                 StrArg::Scalar(v) => v.unwrap_or(&[]),
             })
         };
@@ -59,6 +80,9 @@ impl<'a> StrArg<'a> {
             StrArg::Utf8(a) => Some(a.len()),
             StrArg::Large(a) => Some(a.len()),
             StrArg::View(a) => Some(a.len()),
+            StrArg::Bin(a) => Some(a.len()),
+            StrArg::LargeBin(a) => Some(a.len()),
+            StrArg::BinView(a) => Some(a.len()),
         }
     }
 
@@ -69,6 +93,9 @@ impl<'a> StrArg<'a> {
             StrArg::Utf8(a) => a.nulls(),
             StrArg::Large(a) => a.nulls(),
             StrArg::View(a) => a.nulls(),
+            StrArg::Bin(a) => a.nulls(),
+            StrArg::LargeBin(a) => a.nulls(),
+            StrArg::BinView(a) => a.nulls(),
         }
     }
 
@@ -94,6 +121,9 @@ impl<'a> StrArg<'a> {
             StrArg::Utf8(a) => a.bytes(i),
             StrArg::Large(a) => a.bytes(i),
             StrArg::View(a) => a.bytes(i),
+            StrArg::Bin(a) => a.bytes(i),
+            StrArg::LargeBin(a) => a.bytes(i),
+            StrArg::BinView(a) => a.bytes(i),
         }
     }
 }
@@ -170,6 +200,18 @@ macro_rules! with_rows {
                 $body
             }
             StrArg::View(a) => {
+                let $r = Col(a);
+                $body
+            }
+            StrArg::Bin(a) => {
+                let $r = Col(a);
+                $body
+            }
+            StrArg::LargeBin(a) => {
+                let $r = Col(a);
+                $body
+            }
+            StrArg::BinView(a) => {
                 let $r = Col(a);
                 $body
             }
@@ -270,25 +312,48 @@ impl StrArg<'_> {
             StrArg::Utf8(a) => a.value_bytes_hint(),
             StrArg::Large(a) => a.value_bytes_hint(),
             StrArg::View(a) => a.value_bytes_hint(),
+            StrArg::Bin(a) => a.value_bytes_hint(),
+            StrArg::LargeBin(a) => a.value_bytes_hint(),
+            StrArg::BinView(a) => a.value_bytes_hint(),
         }
     }
 }
 
 /// Builds a `Utf8` array from parts written by a kernel.
 ///
-/// Checks the `i32` offset limit; `values` must be UTF-8 and `offsets`
-/// monotonic (the callers only concatenate slices of UTF-8 inputs at
-/// character boundaries and ASCII bytes).
+/// Checks the `i32` offset limit. `values` must be UTF-8 and `offsets`
+/// monotonic: the callers only concatenate slices of inputs at character
+/// boundaries and ASCII bytes, which is UTF-8 when the inputs are. When an
+/// input is [`is_unchecked`], [`checked`](Utf8Out::checked) makes it
+/// validate the rows as they are written: every [`CHECK_CHUNK`] bytes, at
+/// a row end, while those bytes are still in cache (a pass over the output
+/// after the fact, or over the input before, reads it from memory again).
 pub(crate) struct Utf8Out {
     pub(crate) offsets: Vec<i32>,
     pub(crate) values: Vec<u8>,
+    /// Validate the rows (`checked`).
+    check: bool,
+    /// Rows `..checked_rows` (bytes `..offsets[checked_rows]`) are valid.
+    checked_rows: usize,
 }
+
+/// Output bytes validated at a time (see [`Utf8Out`]): small enough to be
+/// in L1/L2 when checked, large enough that a `simdutf8` call per chunk
+/// costs nothing.
+pub(crate) const CHECK_CHUNK: usize = 16 * 1024;
 
 impl Utf8Out {
     pub(crate) fn with_capacity(rows: usize, bytes: usize) -> Self {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0);
-        Utf8Out { offsets, values: Vec::with_capacity(bytes.min(i32::MAX as usize)) }
+        Utf8Out { offsets, values: Vec::with_capacity(bytes.min(i32::MAX as usize)), check: false, checked_rows: 0 }
+    }
+
+    /// Validates the rows as UTF-8 when `check` (an input is
+    /// [`is_unchecked`]).
+    pub(crate) fn checked(mut self, check: bool) -> Self {
+        self.check = check;
+        self
     }
 
     /// Ends the current row.
@@ -297,18 +362,49 @@ impl Utf8Out {
         let n = self.values.len();
         crate::input::check_i32_offsets(n)?;
         self.offsets.push(n as i32);
+        if self.check && n - self.offsets[self.checked_rows] as usize >= CHECK_CHUNK {
+            self.check_pending()?;
+        }
         Ok(())
     }
 
+    /// Validates the rows written since the last check.
+    #[cold]
+    fn check_pending(&mut self) -> Result<()> {
+        let rows = self.offsets.len() - 1;
+        crate::validate::check_rows(&self.values, &self.offsets[self.checked_rows..], self.checked_rows)?;
+        self.checked_rows = rows;
+        Ok(())
+    }
+
+    /// The array, after validating the rows not yet checked (when
+    /// [`checked`](Self::checked)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidUtf8`](crate::Error::InvalidUtf8) naming the first
+    /// output row that is not UTF-8.
+    pub(crate) fn finish_checked(mut self, nulls: Option<NullBuffer>) -> Result<StringArray> {
+        if self.check {
+            self.check_pending()?;
+        }
+        Ok(self.finish_rows(nulls))
+    }
+
     pub(crate) fn finish(self, nulls: Option<NullBuffer>) -> StringArray {
+        debug_assert!(!self.check, "a checked output ends with finish_checked");
+        self.finish_rows(nulls)
+    }
+
+    fn finish_rows(self, nulls: Option<NullBuffer>) -> StringArray {
         use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
         let offsets = ScalarBuffer::from(self.offsets);
         debug_assert!(std::str::from_utf8(&self.values).is_ok());
         debug_assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
         // SAFETY: offsets start at 0, never decrease (each row pushes the
-        // current length) and end at `values.len()` (checked ≤ i32::MAX in
+        // current length) and end at `values.len()` (checked <= i32::MAX in
         // `end_row`); the values are concatenations of slices of UTF-8
-        // inputs cut at character boundaries plus ASCII bytes, so UTF-8.
+        // inputs cut at character boundaries plus ASCII bytes, so UTF-8, or
+        // (`checked`) every row was validated.
         unsafe {
             StringArray::new_unchecked(OffsetBuffer::new_unchecked(offsets), Buffer::from_vec(self.values), nulls)
         }

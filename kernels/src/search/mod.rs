@@ -11,6 +11,15 @@
 //!
 //! Every argument is a `&dyn Datum`: an array (`Utf8`, `LargeUtf8`,
 //! `Utf8View`; `Int32` for numbers) or a [`Scalar`](arrow_array::Scalar).
+//! A string argument may also be `Binary`, `LargeBinary` or `BinaryView`:
+//! the bytes of a string that nobody has checked to be UTF-8 (the C ABI
+//! passes its string inputs so, to save a validation pass). Every kernel
+//! reads strings as bytes (characters by Flink's lead-byte rule, each index
+//! bounds-checked), so none needs UTF-8 to be memory-safe; POSITION /
+//! LOCATE / INSTR and LIKE give `Int32` / `Boolean` whatever the bytes, and
+//! REPLACE / SPLIT_INDEX, whose output is `Utf8`, then validate their
+//! output rows (an invalid one is [`Error::InvalidUtf8`](crate::Error::InvalidUtf8)).
+//! A LIKE pattern is decoded as text and always checked.
 //! Any NULL argument gives NULL (`generateCallIfArgsNotNull`). The string
 //! column is dispatched once per batch to a loop monomorphised for its
 //! layout; a scalar needle / pattern / separator is compiled once per call

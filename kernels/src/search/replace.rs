@@ -13,16 +13,20 @@
 use arrow_array::{Datum, StringArray};
 use memchr::memmem::{self, Finder};
 
-use super::args::{output_len, union_nulls, with_rows, Rows, StrArg, Utf8Out};
+use super::args::{is_unchecked, output_len, union_nulls, with_rows, Rows, StrArg, Utf8Out};
 use crate::error::Result;
 
 /// `REPLACE(s, old, new)`: every occurrence of `old` in `s` replaced by
 /// `new`, Java `String.replace` semantics (see the module docs). Any NULL
-/// argument gives NULL. Output is `Utf8` whatever the input layouts.
+/// argument gives NULL. Output is `Utf8` whatever the input layouts;
+/// binary arguments are read as string bytes, and the output rows are then
+/// validated as UTF-8.
 ///
 /// # Errors
 /// [`Error::OffsetOverflow`](crate::Error::OffsetOverflow) if the output
-/// exceeds `i32::MAX` bytes; argument type/length errors.
+/// exceeds `i32::MAX` bytes; [`Error::InvalidUtf8`](crate::Error::InvalidUtf8)
+/// for an output row that is not UTF-8 (binary input only); argument
+/// type/length errors.
 ///
 /// # Example
 /// ```
@@ -38,6 +42,7 @@ use crate::error::Result;
 /// A scalar `old` is compiled once into a [`Finder`]; the output buffers are
 /// sized once from the input and nothing is allocated per row.
 pub fn replace(s: &dyn Datum, old: &dyn Datum, new: &dyn Datum) -> Result<StringArray> {
+    let check = [s, old, new].into_iter().any(is_unchecked);
     let s = StrArg::new(s, "REPLACE str")?;
     let old = StrArg::new(old, "REPLACE old")?;
     let new = StrArg::new(new, "REPLACE new")?;
@@ -51,7 +56,7 @@ pub fn replace(s: &dyn Datum, old: &dyn Datum, new: &dyn Datum) -> Result<String
         (Some(o), Some(n)) if !o.is_empty() && n.len() <= o.len() => hint,
         _ => hint + hint / 4 + 64,
     };
-    let mut out = Utf8Out::with_capacity(len, cap);
+    let mut out = Utf8Out::with_capacity(len, cap).checked(check);
     match old.scalar() {
         Some(o) => {
             let finder = Finder::new(o);
@@ -59,7 +64,7 @@ pub fn replace(s: &dyn Datum, old: &dyn Datum, new: &dyn Datum) -> Result<String
         }
         None => with_rows!(s, |h| replace_rows(h, old, new, None, len, nulls.as_ref(), &mut out))?,
     }
-    Ok(out.finish(nulls))
+    out.finish_checked(nulls)
 }
 
 #[inline(never)]

@@ -32,7 +32,7 @@ use arrow_buffer::NullBufferBuilder;
 use arrow_schema::DataType;
 use memchr::memmem::{self, Finder};
 
-use super::args::{output_len, union_nulls, with_rows, IntArg, Rows, StrArg, Utf8Out};
+use super::args::{is_unchecked, output_len, union_nulls, with_rows, IntArg, Rows, StrArg, Utf8Out};
 use crate::error::Result;
 
 /// `SPLIT_INDEX(s, sep, idx)`; see the module docs. `sep` is a string
@@ -59,8 +59,9 @@ use crate::error::Result;
 /// assert_eq!(out.value(0), "b");
 /// ```
 pub fn split_index(s: &dyn Datum, sep: &dyn Datum, idx: &dyn Datum) -> Result<StringArray> {
+    let check = is_unchecked(s) || is_unchecked(sep);
     if sep.get().0.data_type() == &DataType::Int32 {
-        return split_index_code(s, IntArg::new(sep, "SPLIT_INDEX separator")?, idx);
+        return split_index_code(s, IntArg::new(sep, "SPLIT_INDEX separator")?, idx, check);
     }
     let s = StrArg::new(s, "SPLIT_INDEX str")?;
     let sep = StrArg::new(sep, "SPLIT_INDEX separator")?;
@@ -70,7 +71,7 @@ pub fn split_index(s: &dyn Datum, sep: &dyn Datum, idx: &dyn Datum) -> Result<St
         return Ok(StringArray::new_null(len));
     }
     let in_nulls = union_nulls([s.nulls(), sep.nulls(), idx.nulls()]);
-    let mut out = Utf8Out::with_capacity(len, s.bytes_hint(len));
+    let mut out = Utf8Out::with_capacity(len, s.bytes_hint(len)).checked(check);
     let mut nulls = NullBufferBuilder::new(len);
     match sep.scalar() {
         Some(p) if !p.is_empty() => {
@@ -83,7 +84,7 @@ pub fn split_index(s: &dyn Datum, sep: &dyn Datum, idx: &dyn Datum) -> Result<St
             with_rows!(s, |h| split_rows(h, sep, idx, len, in_nulls.as_ref(), &find, &mut out, &mut nulls))?
         }
     }
-    Ok(out.finish(nulls.finish()))
+    out.finish_checked(nulls.finish())
 }
 
 /// The separator bytes of character code `code`, or `None` when
@@ -102,7 +103,7 @@ pub(crate) fn code_separator(code: i32, buf: &mut [u8; 2]) -> Option<&[u8]> {
 }
 
 /// `SPLIT_INDEX(s, code, idx)` with an `Int32` separator (module docs).
-fn split_index_code(s: &dyn Datum, code: IntArg<'_>, idx: &dyn Datum) -> Result<StringArray> {
+fn split_index_code(s: &dyn Datum, code: IntArg<'_>, idx: &dyn Datum, check: bool) -> Result<StringArray> {
     let s = StrArg::new(s, "SPLIT_INDEX str")?;
     let idx = IntArg::new(idx, "SPLIT_INDEX index")?;
     let len = output_len(&[s.array_len(), code.array_len(), idx.array_len()])?;
@@ -118,7 +119,7 @@ fn split_index_code(s: &dyn Datum, code: IntArg<'_>, idx: &dyn Datum) -> Result<
         return Ok(StringArray::new_null(len));
     }
     let in_nulls = union_nulls([s.nulls(), code.nulls(), idx.nulls()]);
-    let mut out = Utf8Out::with_capacity(len, s.bytes_hint(len));
+    let mut out = Utf8Out::with_capacity(len, s.bytes_hint(len)).checked(check);
     let mut nulls = NullBufferBuilder::new(len);
     match scalar_sep {
         Some(p) => {
@@ -129,7 +130,7 @@ fn split_index_code(s: &dyn Datum, code: IntArg<'_>, idx: &dyn Datum) -> Result<
         }
         None => with_rows!(s, |h| split_code_rows(h, code, idx, len, in_nulls.as_ref(), &mut out, &mut nulls))?,
     }
-    Ok(out.finish(nulls.finish()))
+    out.finish_checked(nulls.finish())
 }
 
 /// The rows of [`split_index_code`] for a column of codes.
