@@ -89,6 +89,10 @@ class OverPlannerParityTest {
                 + "ORDER BY rt ROWS BETWEEN 0 PRECEDING AND CURRENT ROW) FROM orow", CHANGELOG, "OverAggregate"));
         q.add(Query.of("several keys", "SELECT id, k, i, COUNT(*) OVER (PARTITION BY k, i ORDER BY pt), "
                 + "MAX(v) OVER (PARTITION BY k, i ORDER BY pt) FROM op", ORDERED, "OverAggregate").parallelism(4));
+        // mini-batch does not change Flink's OVER functions (no mini-batch OVER exists): still native
+        q.add(Query.of("mini-batch on", over("orow", BIGINT_AGGS, RT_ROWS_2), CHANGELOG, "OverAggregate")
+                .with("table.exec.mini-batch.enabled", "true").with("table.exec.mini-batch.allow-latency", "100 ms")
+                .with("table.exec.mini-batch.size", "100"));
         // must stay stock, with the reason
         q.add(Query.stock("COUNT(DISTINCT) OVER", over("op", "COUNT(DISTINCT v) OVER w", PT_ROWS), "OverAggregate",
                 "no distinct aggregates"));
