@@ -12,7 +12,8 @@
 //!    * else emit `-U (key, prev)` (if `generate_update_before`) and `+U (key, new)`.
 //!
 //! The output row is the group key columns then the aggregate values
-//! (`JoinedRowData(key, aggValue)`).
+//! (`JoinedRowData(key, aggValue)`). A call with `FILTER (WHERE …)` or
+//! `DISTINCT` sees its input through a per-batch mask (`call.rs`).
 //!
 //! # Performance
 //! The key rows of a batch are encoded once into a reused [`KeyBlock`]; the
