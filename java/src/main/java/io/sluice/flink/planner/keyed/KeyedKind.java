@@ -9,7 +9,9 @@ public enum KeyedKind {
     /** {@code StreamPhysicalChangelogNormalize} → {@code normalize}. */
     CHANGELOG_NORMALIZE("ChangelogNormalize", "sluice-changelog-normalize"),
     /** A ROW_NUMBER Top-N {@code StreamPhysicalRank} → {@code topn}. */
-    RANK("Rank", "sluice-rank");
+    RANK("Rank", "sluice-rank"),
+    /** A window TVF aggregate ({@code StreamPhysicalWindowAggregate}, or the local/global pair) → {@code window}. */
+    WINDOW_AGGREGATE("WindowAggregate", "sluice-window-aggregate");
 
     private final String flinkNode;
     private final String transformation;
