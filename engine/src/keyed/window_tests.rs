@@ -115,7 +115,7 @@ fn window_time_false_leaves_the_column_out() {
     op.push(&batch(&[("a", 1, 3)]), &[RowKind::Insert]).unwrap();
     let (out, _) = op.advance_watermark(9).unwrap();
     let names: Vec<_> = out.schema().fields().iter().map(|f| f.name().clone()).collect();
-    assert_eq!(names, ["k", "count_star", "window_start", "window_end"].map(String::from));
+    assert_eq!(names, ["k", "countstar_0", "window_start", "window_end"].map(String::from));
     assert_eq!(out.num_rows(), 1);
 }
 
