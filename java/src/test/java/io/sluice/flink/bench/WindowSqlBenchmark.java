@@ -31,28 +31,37 @@ import io.sluice.flink.Sluice;
 
 /**
  * Plain SQL window TVF aggregates, stock Flink vs the same SQL with {@code Sluice.install}: TUMBLE
- * (10 s) and HOP (10 s every 2 s) with COUNT(*), SUM(v), MAX(s) grouped by k over 1,024 keys.
- * Generated {@code RowData} (k STRING, v BIGINT with NULLs, s STRING, ts TIMESTAMP(3), 1 ms of
- * event time per row, in order) from {@code fromDataStream} with a watermark on {@code ts},
+ * and HOP with COUNT(*), SUM(v), MAX(s) grouped by k over 1,024 keys: at 1 row per ms of event
+ * time (default) TUMBLE 10 s and HOP 10 s every 2 s, at N rows per ms (third argument) TUMBLE 1 s
+ * and HOP 1 s every 0.2 s. Generated {@code RowData} (k STRING, v BIGINT with NULLs, s STRING,
+ * ts TIMESTAMP(3), in order) from {@code fromDataStream} with a watermark on {@code ts},
  * blackhole sink, parallelism 1, one MiniCluster; a warm-up pair, then alternating pairs; rows per
  * second from the generator's first row to the job's end. Each installed run asserts that the
  * window aggregate is native.
  *
  * <pre>
- *   scripts/java-bench.sh window-sql [rows] [pairs]
+ *   scripts/java-bench.sh window-sql [rows] [pairs] [rows per ms of event time]
  * </pre>
  */
 public final class WindowSqlBenchmark {
     static final int KEYS = 1_024;
     static volatile long firstRowNanos;
+    /** Rows per millisecond of event time (third argument, default 1). */
+    static int rowsPerMs = 1;
 
     static final RowType TYPE = RowType.of(new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH),
             new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH), new TimestampType(false, 3)},
             new String[] {"k", "v", "s", "ts"});
 
-    /** Row i: key (i * 40503) mod 1,024, v = i mod 1000 (NULL every 97th), s one of 4,096, ts = i ms. */
+    /** Row i: key (i * 40503) mod 1,024, v = i mod 1000 (NULL every 97th), s one of 4,096, ts = i / perMs ms. */
     static final class Gen implements GeneratorFunction<Long, RowData> {
         private static final long serialVersionUID = 1L;
+        private final int perMs;
+
+        Gen(int perMs) {
+            this.perMs = perMs;
+        }
+
         private transient StringData[] keyStrings;
         private transient StringData[] strings;
 
@@ -76,7 +85,7 @@ public final class WindowSqlBenchmark {
             r.setField(0, keyStrings[(int) Long.remainderUnsigned(i * 40503, KEYS)]);
             r.setField(1, i % 97 == 0 ? null : i % 1000);
             r.setField(2, strings[(int) ((i * 31) & 4095)]);
-            r.setField(3, TimestampData.fromEpochMillis(1_700_000_000_000L + i));
+            r.setField(3, TimestampData.fromEpochMillis(1_700_000_000_000L + i / perMs));
             return r;
         }
     }
@@ -88,7 +97,7 @@ public final class WindowSqlBenchmark {
         if (installed) {
             Sluice.install(tEnv);
         }
-        DataStream<RowData> src = env.fromSource(new DataGeneratorSource<>(new Gen(), rows, RateLimiterStrategy.noOp(),
+        DataStream<RowData> src = env.fromSource(new DataGeneratorSource<>(new Gen(rowsPerMs), rows, RateLimiterStrategy.noOp(),
                 InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
         tEnv.createTemporaryView("src", tEnv.fromDataStream(src, Schema.newBuilder().columnByExpression("rt", "ts")
                 .watermark("rt", "rt - INTERVAL '0.001' SECOND").build()));
@@ -110,16 +119,21 @@ public final class WindowSqlBenchmark {
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        rowsPerMs = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        String[] windows = rowsPerMs == 1 ? new String[] {"10", "2"} : new String[] {"1", "0.2"};
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
                 .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
         cluster.start();
         TestStreamEnvironment.setAsContext(cluster, 1);
         try {
-            System.out.printf(Locale.ROOT, "window: %d rows, %d keys, pairs %d (after 1 warm-up pair)%n", rows, KEYS,
-                    pairs);
+            System.out.printf(Locale.ROOT, "window: %d rows, %d keys, %d rows per ms of event time, pairs %d "
+                    + "(after 1 warm-up pair)%n", rows, KEYS, rowsPerMs, pairs);
+            String size = "INTERVAL '" + windows[0] + "' SECOND";
+            String slide = "INTERVAL '" + windows[1] + "' SECOND";
             String[][] cases = {
-                {"TUMBLE 10 s", "TUMBLE(TABLE src, DESCRIPTOR(rt), INTERVAL '10' SECOND)"},
-                {"HOP 10 s / 2 s", "HOP(TABLE src, DESCRIPTOR(rt), INTERVAL '2' SECOND, INTERVAL '10' SECOND)"}};
+                {"TUMBLE " + windows[0] + " s", "TUMBLE(TABLE src, DESCRIPTOR(rt), " + size + ")"},
+                {"HOP " + windows[0] + " s / " + windows[1] + " s", "HOP(TABLE src, DESCRIPTOR(rt), " + slide + ", "
+                        + size + ")"}};
             for (String[] c : cases) {
                 run(c[1], rows, false);
                 run(c[1], rows, true);
