@@ -161,8 +161,11 @@ impl WindowAggregate {
         let mut accs = resolved.iter().map(new_acc).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
-        let props: &[&str] =
-            if opts.window_time { &["window_start", "window_end", "window_time"] } else { &["window_start", "window_end"] };
+        let props: &[&str] = if opts.window_time {
+            &["window_start", "window_end", "window_time"]
+        } else {
+            &["window_start", "window_end"]
+        };
         for name in props {
             out_fields.push(Field::new(*name, ts.clone(), false));
         }
