@@ -16,9 +16,10 @@ import io.sluice.flink.planner.PlanContext;
 import io.sluice.flink.planner.SluicePhysicalRel;
 
 /**
- * A native keyed operator in the physical plan, in place of a Flink GroupAggregate, Deduplicate
- * or ChangelogNormalize: the same input (Flink's hash exchange on the key, or the singleton
- * exchange of a global aggregate), row type and changelog traits, plus the native operator spec
+ * A native keyed operator in the physical plan, in place of a Flink GroupAggregate, Deduplicate,
+ * ChangelogNormalize, Rank or WindowAggregate: the same input (Flink's hash exchange on the key, or
+ * the singleton exchange of a global aggregate; for a local/global window pair, a new exchange over
+ * the local half's input), row type and changelog traits, plus the native operator spec
  * (ffi/src/operator/spec.rs) it runs. Plan text names it {@code SluiceGroupAggregate},
  * {@code SluiceDeduplicate} or {@code SluiceChangelogNormalize} with the spec as its term.
  */
