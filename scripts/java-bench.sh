@@ -16,6 +16,8 @@
 #                                               stock vs installed with the join on (JoinSqlBenchmark)
 #   scripts/java-bench.sh over-sql 2000000 3    plain SQL running COUNT/SUM OVER per key (proctime, rowtime;
 #                                               1,024 / 65,536 keys), stock vs installed (OverSqlBenchmark)
+#   scripts/java-bench.sh window-sql 2000000 3  plain SQL TUMBLE and HOP aggregates over 1,024 keys, stock vs
+#                                               installed (WindowSqlBenchmark)
 #   scripts/java-bench.sh lazy [ascii|mixed]    lazy (String-backed) strings into the Calc, per representation
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +30,7 @@ if [ "${1:-}" = keyed ]; then main=io.sluice.flink.bench.KeyedBenchmark; shift; 
 if [ "${1:-}" = keyed-sql ]; then main=io.sluice.flink.bench.KeyedSqlBenchmark; shift; fi
 if [ "${1:-}" = join-sql ]; then main=io.sluice.flink.bench.JoinSqlBenchmark; shift; fi
 if [ "${1:-}" = over-sql ]; then main=io.sluice.flink.bench.OverSqlBenchmark; shift; fi
+if [ "${1:-}" = window-sql ]; then main=io.sluice.flink.bench.WindowSqlBenchmark; shift; fi
 if [ "${1:-}" = lazy ]; then main=io.sluice.flink.bench.LazyStringMicro; shift; fi
 # shellcheck disable=SC2086
 exec java -Xmx3g -Xms3g ${SLUICE_BENCH_JAVA_OPTS:-} $JAVA_OPENS -cp "$JAVA_TEST_CP" "$main" "$@"

@@ -137,13 +137,17 @@ pub fn print(s: &OperatorSpec) -> String {
             };
             out.push_str(&format!(" order={order} frame={frame} aggs={}", agg_list(&o.aggs)));
         }
-        SpecKind::Window { window, rowtime, aggs } => {
+        SpecKind::Window { window, rowtime, aggs, window_time } => {
             let w = match window.kind {
                 WindowKind::Tumble { size } => format!("tumble({size})"),
                 WindowKind::Hop { size, slide } => format!("hop({size},{slide})"),
                 WindowKind::Cumulate { max_size, step } => format!("cumulate({max_size},{step})"),
             };
-            out.push_str(&format!(" rowtime={rowtime} window={w} offset={} aggs={}", window.offset, agg_list(aggs)));
+            out.push_str(&format!(
+                " rowtime={rowtime} window={w} offset={} aggs={} window_time={window_time}",
+                window.offset,
+                agg_list(aggs)
+            ));
         }
         SpecKind::Normalize { drop_equal_update_after } => {
             let v = if *drop_equal_update_after { "drop" } else { "emit" };

@@ -135,6 +135,8 @@ pub enum SpecKind {
         rowtime: usize,
         /// The aggregate calls, in output order.
         aggs: Vec<AggSpec>,
+        /// Emit the `window_time` column (`window_time=`, default true).
+        window_time: bool,
     },
 }
 

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! window keys=columns rowtime=column window=win aggs=agg(,agg)* [offset=ms]
-//!        [max_parallelism=..] [budget=..]
+//!        [window_time=true|false] [max_parallelism=..] [budget=..]
 //! win := tumble(size) | hop(size,slide) | cumulate(max_size,step)   sizes in milliseconds
 //! ```
 //! `keys=` may be empty (a window aggregate without GROUP BY); `rowtime=`
@@ -13,7 +13,9 @@
 //!
 //! Output rows (all `+I`, emitted by [`KeyedOperator::advance_watermark`](super::KeyedOperator::advance_watermark)):
 //! the key columns, one column per aggregate (named as for `group_agg`),
-//! then `window_start`, `window_end`, `window_time` (`TIMESTAMP(3) NOT NULL`).
+//! then `window_start`, `window_end`, `window_time` (`TIMESTAMP(3) NOT NULL`);
+//! `window_time=false` leaves `window_time` out (a Flink plan carries it only
+//! when the query reads it).
 //!
 //! Example: `window keys=0 rowtime=3 window=hop(10000,5000) aggs=count(*),sum(2)`.
 
@@ -24,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::keyed::spec::{column, plain_aggs, spec_err, OperatorSpec, SpecKind};
 
 /// The options of `window`.
-pub(crate) const WINDOW_OPTIONS: &[&str] = &["rowtime", "window", "aggs", "offset"];
+pub(crate) const WINDOW_OPTIONS: &[&str] = &["rowtime", "window", "aggs", "offset", "window_time"];
 
 /// The `window` options (see the module docs).
 pub(crate) fn window_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Schema) -> Result<SpecKind> {
@@ -53,16 +55,22 @@ pub(crate) fn window_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Sc
             window.with_offset(o.parse::<i64>().map_err(|_| spec_err(format!("offset=`{o}` is not milliseconds")))?);
     }
     let aggs = plain_aggs(get("aggs").ok_or_else(|| spec_err("window needs `aggs=`"))?, schema, "window")?;
-    Ok(SpecKind::Window { window, rowtime, aggs })
+    let window_time = match get("window_time") {
+        None | Some("true") => true,
+        Some("false") => false,
+        Some(v) => return Err(spec_err(format!("window_time=`{v}` (expected true or false)"))),
+    };
+    Ok(SpecKind::Window { window, rowtime, aggs, window_time })
 }
 
 /// The [`WindowAggregate`] of a `window` spec.
 pub(crate) fn window_operator(schema: SchemaRef, spec: &OperatorSpec) -> Result<WindowAggregate> {
-    let SpecKind::Window { window, rowtime, aggs } = &spec.kind else {
+    let SpecKind::Window { window, rowtime, aggs, window_time } = &spec.kind else {
         return Err(Error::invalid("not a window spec"));
     };
     let mut o = WindowAggOptions::new(*window, *rowtime);
     o.max_parallelism = spec.max_parallelism;
     o.state_budget = spec.budget;
+    o.window_time = *window_time;
     Ok(WindowAggregate::new(schema, spec.keys.clone(), aggs.clone(), o)?)
 }

@@ -60,10 +60,12 @@ fn parses_the_window_spec() {
             window: WindowSpec::hop(10000, 5000).with_offset(1000),
             rowtime: 2,
             aggs: vec![AggSpec::count_star(), AggSpec::sum(1)],
+            window_time: true,
         }
     );
-    let g = parse("window keys= rowtime=2 window=cumulate(60,10) aggs=max(v)", &s).unwrap();
+    let g = parse("window keys= rowtime=2 window=cumulate(60,10) aggs=max(v) window_time=false", &s).unwrap();
     assert!(g.keys.is_empty());
+    assert!(matches!(g.kind, SpecKind::Window { window_time: false, .. }));
     for (spec, needle) in [
         ("window keys=0 window=tumble(5) aggs=count(*)", "window needs `rowtime=`"),
         ("window keys=0 rowtime=t aggs=count(*)", "window needs `window=`"),
@@ -73,6 +75,7 @@ fn parses_the_window_spec() {
         ("window keys=0 rowtime=t window=tumble(5s) aggs=count(*)", "`5s` is not a size"),
         ("window keys=0 rowtime=t window=tumble(5) offset=x aggs=count(*)", "offset=`x`"),
         ("window keys=0 rowtime=t window=tumble(5) aggs=count(*) n=3", "unknown option `n` for window"),
+        ("window keys=0 rowtime=t window=tumble(5) aggs=count(*) window_time=no", "window_time=`no`"),
     ] {
         let e = parse(spec, &s).unwrap_err();
         assert!(e.to_string().contains(needle), "{spec:?}: {e}");
@@ -103,6 +106,17 @@ fn tumble_emits_on_the_watermark_and_drops_late_rows() {
     assert_eq!(op.num_keys(), 0);
     let e = op.push(&batch(&[("a", 1, 30)]), &[RowKind::Delete]).unwrap_err();
     assert!(e.to_string().contains("insert-only"), "{e}");
+}
+
+#[test]
+fn window_time_false_leaves_the_column_out() {
+    let spec = "window keys=k rowtime=t window=tumble(10) aggs=count(*) window_time=false";
+    let mut op = KeyedOperator::new(schema(), spec).unwrap();
+    op.push(&batch(&[("a", 1, 3)]), &[RowKind::Insert]).unwrap();
+    let (out, _) = op.advance_watermark(9).unwrap();
+    let names: Vec<_> = out.schema().fields().iter().map(|f| f.name().clone()).collect();
+    assert_eq!(names, ["k", "countstar_0", "window_start", "window_end"].map(String::from));
+    assert_eq!(out.num_rows(), 1);
 }
 
 #[test]

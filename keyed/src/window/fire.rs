@@ -142,7 +142,9 @@ impl WindowAggregate {
         let ends = &self.out_ends;
         cols.push(Arc::new(TimestampMillisecondArray::from_iter_values(ends.iter().map(|&e| win.window_start(e)))));
         cols.push(Arc::new(TimestampMillisecondArray::from_iter_values(ends.iter().copied())));
-        cols.push(Arc::new(TimestampMillisecondArray::from_iter_values(ends.iter().map(|&e| e.wrapping_sub(1)))));
+        if self.opts.window_time {
+            cols.push(Arc::new(TimestampMillisecondArray::from_iter_values(ends.iter().map(|&e| e.wrapping_sub(1)))));
+        }
         Ok(RecordBatch::try_new_with_options(
             self.output_schema.clone(),
             cols,

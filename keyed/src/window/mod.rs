@@ -23,7 +23,8 @@
 //! * An empty window (no rows folded: Flink's `COUNT(*)` index, which the
 //!   planner adds for HOP) is not emitted. Output rows are `+I`: the group key
 //!   columns, the aggregates, then `window_start`, `window_end` and
-//!   `window_time` (`window_end - 1`), all `TIMESTAMP(3) NOT NULL`.
+//!   `window_time` (`window_end - 1`; left out when
+//!   [`WindowAggOptions::window_time`] is false), all `TIMESTAMP(3) NOT NULL`.
 //! * Emission order: windows by ascending end; among the keys of one window
 //!   end Flink's order is its timer queue's and not defined (its own tests
 //!   compare sorted output), here it is key-id order. Compare as a multiset
@@ -88,12 +89,15 @@ pub struct WindowAggOptions {
     pub max_parallelism: i32,
     /// Retained-bytes budget; a new key, slice or timer that would exceed it is an error.
     pub state_budget: Option<usize>,
+    /// Emit the `window_time` column (Flink's plan carries it only when the
+    /// query reads it: `namedWindowProperties` of the node). Default true.
+    pub window_time: bool,
 }
 
 impl WindowAggOptions {
     /// `window` over rowtime column `rowtime`, default max parallelism, no budget.
     pub fn new(window: WindowSpec, rowtime: usize) -> Self {
-        WindowAggOptions { window, rowtime, max_parallelism: 128, state_budget: None }
+        WindowAggOptions { window, rowtime, max_parallelism: 128, state_budget: None, window_time: true }
     }
 }
 
@@ -158,8 +162,13 @@ impl WindowAggregate {
         let mut accs = resolved.iter().map(new_acc).collect::<Result<Vec<_>>>()?;
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
         let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
-        for name in ["window_start", "window_end", "window_time"] {
-            out_fields.push(Field::new(name, ts.clone(), false));
+        let props: &[&str] = if opts.window_time {
+            &["window_start", "window_end", "window_time"]
+        } else {
+            &["window_start", "window_end"]
+        };
+        for name in props {
+            out_fields.push(Field::new(*name, ts.clone(), false));
         }
         let codec = if key_columns.is_empty() {
             None

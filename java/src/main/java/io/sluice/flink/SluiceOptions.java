@@ -46,6 +46,12 @@ public final class SluiceOptions {
      */
     public static final ConfigOption<Boolean> OPERATOR_JOIN_ENABLED = operatorEnabled("join");
 
+    /**
+     * Per operator switch of the planner stage: the window TVF aggregate (TUMBLE, HOP, CUMULATE
+     * over rowtime; one phase or the local/global pair).
+     */
+    public static final ConfigOption<Boolean> OPERATOR_WINDOW_AGGREGATE_ENABLED = operatorEnabled("window-aggregate");
+
     /** The Calc switch under its older key ({@code sluice.calc.enabled} still reads as a deprecated key). */
     public static final ConfigOption<Boolean> CALC_ENABLED = OPERATOR_CALC_ENABLED;
 

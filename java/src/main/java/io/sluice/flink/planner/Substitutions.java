@@ -6,11 +6,14 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalCalc;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalChangelogNormalize;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGlobalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGlobalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalOverAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWindowAggregate;
 
 import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.planner.calc.CalcSubstitution;
@@ -20,6 +23,7 @@ import io.sluice.flink.planner.keyed.GroupAggregateSubstitution;
 import io.sluice.flink.planner.keyed.JoinSubstitution;
 import io.sluice.flink.planner.keyed.OverAggregateSubstitution;
 import io.sluice.flink.planner.keyed.RankSubstitution;
+import io.sluice.flink.planner.keyed.WindowAggregateSubstitution;
 
 /**
  * The registry: every {@link Substitution} the stage can make, one per Flink node class. A node
@@ -44,7 +48,12 @@ public final class Substitutions {
             Substitution.of("deduplicate", KeyedPlannerCompat.deduplicateNode(), DeduplicateSubstitution::match),
             Substitution.of("changelog-normalize", StreamPhysicalChangelogNormalize.class,
                     ChangelogNormalizeSubstitution::match).acceptingChangelog(),
-            Substitution.of("join", StreamPhysicalJoin.class, JoinSubstitution::match).acceptingChangelog());
+            Substitution.of("join", StreamPhysicalJoin.class, JoinSubstitution::match).acceptingChangelog(),
+            Substitution.of("window-aggregate", StreamPhysicalWindowAggregate.class, WindowAggregateSubstitution::match),
+            Substitution.of("window-aggregate", StreamPhysicalLocalWindowAggregate.class,
+                    WindowAggregateSubstitution::local),
+            Substitution.of("window-aggregate", StreamPhysicalGlobalWindowAggregate.class,
+                    WindowAggregateSubstitution::global));
 
     /** @return the entry owning {@code node}'s class, or null */
     static Substitution<?> owner(RelNode node) {

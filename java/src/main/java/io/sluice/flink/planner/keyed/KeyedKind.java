@@ -11,7 +11,9 @@ public enum KeyedKind {
     /** A ROW_NUMBER Top-N {@code StreamPhysicalRank} → {@code topn}. */
     RANK("Rank", "sluice-rank"),
     /** A time-ordered {@code StreamPhysicalOverAggregate} → {@code over}. */
-    OVER_AGGREGATE("OverAggregate", "sluice-over-aggregate");
+    OVER_AGGREGATE("OverAggregate", "sluice-over-aggregate"),
+    /** A window TVF aggregate ({@code StreamPhysicalWindowAggregate}, or the local/global pair) → {@code window}. */
+    WINDOW_AGGREGATE("WindowAggregate", "sluice-window-aggregate");
 
     private final String flinkNode;
     private final String transformation;

@@ -17,9 +17,10 @@ import io.sluice.flink.planner.SluicePhysicalRel;
 
 /**
  * A native keyed operator in the physical plan, in place of a Flink GroupAggregate, Deduplicate,
- * ChangelogNormalize, Rank or OverAggregate ({@link KeyedKind}): the same input (Flink's hash
- * exchange on the key, or the singleton exchange of a global aggregate / an OVER without
- * PARTITION BY), row type and changelog traits, plus the native operator spec
+ * ChangelogNormalize, Rank, OverAggregate or WindowAggregate ({@link KeyedKind}): the same input
+ * (Flink's hash exchange on the key, or the singleton exchange of a global aggregate / an OVER
+ * without PARTITION BY; for a local/global window pair, a new exchange over the local half's
+ * input), row type and changelog traits, plus the native operator spec
  * (engine/src/keyed/spec.rs) it runs. Plan text names it {@code SluiceGroupAggregate},
  * {@code SluiceOverAggregate} etc. with the spec as its term.
  */

@@ -1,0 +1,158 @@
+package io.sluice.flink.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import io.sluice.flink.Sluice;
+
+/**
+ * Plain SQL window TVF aggregates, stock Flink vs the same SQL with {@code Sluice.install}: TUMBLE
+ * and HOP with COUNT(*), SUM(v), MAX(s) grouped by k over 1,024 keys: at 1 row per ms of event
+ * time (default) TUMBLE 10 s and HOP 10 s every 2 s, at N rows per ms (third argument) TUMBLE 1 s
+ * and HOP 1 s every 0.2 s. Generated {@code RowData} (k STRING, v BIGINT with NULLs, s STRING,
+ * ts TIMESTAMP(3), in order) from {@code fromDataStream} with a watermark on {@code ts},
+ * blackhole sink, parallelism 1, one MiniCluster; a warm-up pair, then alternating pairs; rows per
+ * second from the generator's first row to the job's end. Each installed run asserts that the
+ * window aggregate is native.
+ *
+ * <pre>
+ *   scripts/java-bench.sh window-sql [rows] [pairs] [rows per ms of event time]
+ * </pre>
+ */
+public final class WindowSqlBenchmark {
+    static final int KEYS = 1_024;
+    static volatile long firstRowNanos;
+    /** Rows per millisecond of event time (third argument, default 1). */
+    static int rowsPerMs = 1;
+
+    static final RowType TYPE = RowType.of(new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH),
+            new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH), new TimestampType(false, 3)},
+            new String[] {"k", "v", "s", "ts"});
+
+    /** Row i: key (i * 40503) mod 1,024, v = i mod 1000 (NULL every 97th), s one of 4,096, ts = i / perMs ms. */
+    static final class Gen implements GeneratorFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final int perMs;
+
+        Gen(int perMs) {
+            this.perMs = perMs;
+        }
+
+        private transient StringData[] keyStrings;
+        private transient StringData[] strings;
+
+        @Override
+        public RowData map(Long index) {
+            if (strings == null) {
+                keyStrings = new StringData[KEYS];
+                for (int i = 0; i < KEYS; i++) {
+                    keyStrings[i] = StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i));
+                }
+                strings = new StringData[4096];
+                for (int i = 0; i < strings.length; i++) {
+                    strings[i] = StringData.fromString("value " + i * 7919);
+                }
+            }
+            long i = index;
+            if (i == 0) {
+                firstRowNanos = System.nanoTime();
+            }
+            GenericRowData r = new GenericRowData(4);
+            r.setField(0, keyStrings[(int) Long.remainderUnsigned(i * 40503, KEYS)]);
+            r.setField(1, i % 97 == 0 ? null : i % 1000);
+            r.setField(2, strings[(int) ((i * 31) & 4095)]);
+            r.setField(3, TimestampData.fromEpochMillis(1_700_000_000_000L + i / perMs));
+            return r;
+        }
+    }
+
+    static double run(String tvf, long rows, boolean installed) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        if (installed) {
+            Sluice.install(tEnv);
+        }
+        DataStream<RowData> src = env.fromSource(new DataGeneratorSource<>(new Gen(rowsPerMs), rows, RateLimiterStrategy.noOp(),
+                InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
+        tEnv.createTemporaryView("src", tEnv.fromDataStream(src, Schema.newBuilder().columnByExpression("rt", "ts")
+                .watermark("rt", "rt - INTERVAL '0.001' SECOND").build()));
+        tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, sv BIGINT, "
+                + "maxs STRING) WITH ('connector' = 'blackhole')");
+        String sql = "INSERT INTO snk SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(s) FROM TABLE(" + tvf
+                + ") GROUP BY k, window_start, window_end";
+        if (installed && Sluice.explain(tEnv, sql).nodes().stream()
+                .noneMatch(n -> n.isNative() && n.node().equals("WindowAggregate"))) {
+            throw new IllegalStateException("the window aggregate is not native: " + Sluice.explain(tEnv, sql).text());
+        }
+        long t0 = System.nanoTime();
+        tEnv.executeSql(sql).await();
+        long end = System.nanoTime();
+        long start = firstRowNanos < t0 ? t0 : firstRowNanos;
+        return rows / ((end - start) / 1e9);
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
+        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        rowsPerMs = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        String[] windows = rowsPerMs == 1 ? new String[] {"10", "2"} : new String[] {"1", "0.2"};
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        cluster.start();
+        TestStreamEnvironment.setAsContext(cluster, 1);
+        try {
+            System.out.printf(Locale.ROOT, "window: %d rows, %d keys, %d rows per ms of event time, pairs %d "
+                    + "(after 1 warm-up pair)%n", rows, KEYS, rowsPerMs, pairs);
+            String size = "INTERVAL '" + windows[0] + "' SECOND";
+            String slide = "INTERVAL '" + windows[1] + "' SECOND";
+            String[][] cases = {
+                {"TUMBLE " + windows[0] + " s", "TUMBLE(TABLE src, DESCRIPTOR(rt), " + size + ")"},
+                {"HOP " + windows[0] + " s / " + windows[1] + " s", "HOP(TABLE src, DESCRIPTOR(rt), " + slide + ", "
+                        + size + ")"}};
+            for (String[] c : cases) {
+                run(c[1], rows, false);
+                run(c[1], rows, true);
+                List<Double> ratios = new ArrayList<>();
+                for (int p = 0; p < pairs; p++) {
+                    boolean nativeFirst = p % 2 == 1;
+                    double a = run(c[1], rows, nativeFirst);
+                    double b = run(c[1], rows, !nativeFirst);
+                    double st = nativeFirst ? b : a;
+                    double nt = nativeFirst ? a : b;
+                    ratios.add(nt / st);
+                    System.out.printf(Locale.ROOT, "  %s pair %d: stock %.0f rows/s, installed %.0f rows/s, %.2fx%n",
+                            c[0], p, st, nt, nt / st);
+                }
+                System.out.printf(Locale.ROOT, "%s: median ratio %.2fx%n", c[0], KeyedSqlBenchmark.median(ratios));
+            }
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+            cluster.close();
+        }
+    }
+}
