@@ -120,8 +120,10 @@ pub unsafe extern "C" fn sluice_like(
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
-    let specs =
-        [Spec::new(str, str_schema, "str", Kind::SearchedString), Spec::new(pattern, pattern_schema, "pattern", Kind::SearchedString)];
+    let specs = [
+        Spec::new(str, str_schema, "str", Kind::SearchedString),
+        Spec::new(pattern, pattern_schema, "pattern", Kind::SearchedString),
+    ];
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_like", unsafe { run(Func::Like, &specs, out, out_schema, || escape_str(escape)) })
 }
