@@ -29,10 +29,31 @@
  *
  * 3. Safety. No panic unwinds across this boundary (SLUICE_ERR_PANIC).
  *    Every entry point checks pointers, counts, lengths and Arrow types
- *    before touching memory, and fully validates imported arrays (offsets
- *    in bounds; UTF-8 of string inputs, except for the digests, which hash
- *    bytes and write hex); it cannot check that buffers really are as large
- *    as the C structs claim.
+ *    before touching memory, and validates imported arrays: structure,
+ *    NULL counts, and offsets (first >= 0, never decreasing, last within
+ *    the values: one pass) of every input, so no kernel reads out of
+ *    bounds. It cannot check that buffers really are as large as the C
+ *    structs claim.
+ *
+ *    UTF-8 is checked only where a result depends on it, once per input,
+ *    with one SIMD pass (simdutf8) plus a character-boundary check per
+ *    offset; a failure is SLUICE_ERR_INVALID_UTF8 naming the row:
+ *    - Binary columns read as strings by CONCAT / CONCAT_WS (flink.type
+ *      CHAR/VARCHAR/STRING), Utf8 fields of the keyed operators' and key
+ *      groups' batches, a column LIKE pattern, the LIKE escape: checked.
+ *    - REPLACE, SPLIT_INDEX: inputs not checked; the OUTPUT rows are
+ *      (the kernels read strings as bytes and are safe on any bytes; a
+ *      Utf8 result is only returned once it is valid UTF-8).
+ *    - POSITION, LOCATE, LIKE (the string): not checked (INT / BOOLEAN
+ *      results, computed on the bytes by Flink's lead-byte rule).
+ *    - CONCAT / CONCAT_WS of Utf8 inputs: not checked; whole values are
+ *      copied, so the output is UTF-8 exactly when the inputs are (a
+ *      declared Utf8 type is the producer's promise, as the Arrow format
+ *      makes it; arrow-rs and Arrow C++ importers trust it too).
+ *    - sluice_arrow_to_rows and the row converter's arrow_to_rows: Utf8
+ *      fields not checked (copied whole into the rows, which Flink reads
+ *      as the bytes of a BinaryStringData), as for CONCAT.
+ *    - MD5 / SHA1 / SHA2: not checked (they hash bytes and write hex).
  *
  * 4. Arguments of the kernels are arrays. One of length 1 is a scalar (the
  *    same value for every row); all others must share one length N, the

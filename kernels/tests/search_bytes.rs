@@ -23,7 +23,8 @@ use support::*;
 /// `rows` as one of the binary layouts (0 Binary, 1 LargeBinary, 2
 /// BinaryView), sliced out of junk rows like `support::strings`.
 fn binary(rows: &[Option<Vec<u8>>], layout: u8, pad: usize) -> ArrayRef {
-    let mut all: Vec<Option<&[u8]>> = (0..pad).map(|k| if k % 2 == 0 { Some(&b"junk\xff"[..]) } else { None }).collect();
+    let mut all: Vec<Option<&[u8]>> =
+        (0..pad).map(|k| if k % 2 == 0 { Some(&b"junk\xff"[..]) } else { None }).collect();
     all.extend(rows.iter().map(|r| r.as_deref()));
     all.push(Some(b"tail"));
     let full: ArrayRef = match layout % 3 {
@@ -53,7 +54,8 @@ fn b1(v: &[u8]) -> Scalar<BinaryArray> {
 /// Bytes that are often not UTF-8: ASCII, lead bytes of every length,
 /// continuation bytes, bytes Flink's rule counts as one character.
 fn raw(max: usize) -> impl Strategy<Value = Vec<u8>> {
-    let bytes = prop::sample::select(vec![b'a', b'b', b',', b'%', 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x80, 0xFF, 0xC0]);
+    let bytes =
+        prop::sample::select(vec![b'a', b'b', b',', b'%', 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x80, 0xFF, 0xC0]);
     prop::collection::vec(bytes, 0..max)
 }
 

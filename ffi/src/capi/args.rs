@@ -96,6 +96,12 @@ pub enum Kind {
     /// UTF-8 check (the digests hash bytes and write hex; see
     /// [`validate`](crate::capi::validate)).
     StringOrBinary,
+    /// A string a search kernel reads as bytes (POSITION, LOCATE, LIKE,
+    /// REPLACE, SPLIT_INDEX): imported as its binary twin without a UTF-8
+    /// check; the kernels are memory-safe on any bytes and validate their
+    /// output rows where the output is `Utf8` (see
+    /// [`validate`](crate::capi::validate)).
+    SearchedString,
     /// A string whose values a kernel copies whole into a string output
     /// (CONCAT, CONCAT_WS): a declared `Utf8` type is taken at its word
     /// ([`import_copied_strings`]).
@@ -185,6 +191,11 @@ pub unsafe fn import_arg(
         Kind::String => string_input_type(&field, name, false)?,
         Kind::StringOrBinary => {
             let dt = string_input_type(&field, name, true)?;
+            // SAFETY: forwarded contract.
+            return Ok(Arg::array(unsafe { import_bytes(array, &dt, name) }?, field));
+        }
+        Kind::SearchedString => {
+            let dt = string_input_type(&field, name, false)?;
             // SAFETY: forwarded contract.
             return Ok(Arg::array(unsafe { import_bytes(array, &dt, name) }?, field));
         }

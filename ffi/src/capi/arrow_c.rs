@@ -253,6 +253,28 @@ unsafe fn check_array(raw: &RawArray, dt: &DataType, what: &str, depth: usize) -
 /// The buffers of `array` hold at least what its lengths and offsets claim
 /// (the C Data Interface contract; this cannot be checked).
 pub unsafe fn import(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiResult<ArrayRef> {
+    // SAFETY: forwarded contract.
+    unsafe { import_with(array, dt, what, false) }
+}
+
+/// [`import`] for a struct batch whose rows a converter copies into Flink
+/// rows: the bytes of its `Utf8` fields are not checked (structure and
+/// offsets are; see [`crate::capi::validate`]).
+///
+/// # Errors
+/// As [`import`], without `SLUICE_ERR_INVALID_UTF8` for those fields.
+///
+/// # Safety
+/// As [`import`], and the declared `Utf8` fields hold UTF-8 (the C Data
+/// Interface contract).
+pub unsafe fn import_copied_rows(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiResult<ArrayRef> {
+    // SAFETY: forwarded contract.
+    unsafe { import_with(array, dt, what, true) }
+}
+
+/// # Safety
+/// As [`import`].
+unsafe fn import_with(array: FFI_ArrowArray, dt: &DataType, what: &str, trust_utf8: bool) -> FfiResult<ArrayRef> {
     // SAFETY: `array` is a live, owned struct with the C layout.
     let raw = unsafe { &*(&array as *const FFI_ArrowArray).cast::<RawArray>() };
     // SAFETY: as above.
@@ -277,7 +299,7 @@ pub unsafe fn import(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiRes
     // the caller's contract, and are validated right below.
     let data =
         unsafe { from_ffi_and_data_type(array, import_dt) }.map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
-    crate::capi::validate::validate(&data, what)?;
+    crate::capi::validate::validate_with(&data, what, trust_utf8)?;
     let values = make_array(data);
     if utf8 {
         sluice_kernels::validate::binary_to_utf8(&values).map_err(|e| FfiError::from(e).in_function(what))

@@ -118,6 +118,7 @@ impl FfiError {
             | E::LengthOutOfBounds { .. }
             | E::BadNestedHeader { .. }
             | E::NullInNonNullable { .. } => sluice_status::SLUICE_ERR_MALFORMED_ROW,
+            E::InvalidUtf8 { .. } => sluice_status::SLUICE_ERR_INVALID_UTF8,
             E::ValueOutOfRange { .. } | E::InvalidArgument(_) => sluice_status::SLUICE_ERR_INVALID_ARGUMENT,
             E::OffsetOverflow { .. } => sluice_status::SLUICE_ERR_OFFSET_OVERFLOW,
             E::TypeParse { .. } | E::Unsupported(_) => sluice_status::SLUICE_ERR_UNSUPPORTED_TYPE,
@@ -256,6 +257,8 @@ mod tests {
         assert_eq!(code(E::UnsupportedType("INT".into())), SLUICE_ERR_UNSUPPORTED_TYPE);
         let utf8 = sluice_kernels::Error::InvalidUtf8 { row: 3, valid_up_to: 0 };
         assert_eq!(code(E::Kernel(utf8)), SLUICE_ERR_INVALID_UTF8);
+        let bad_field = sluice_transpose::Error::InvalidUtf8 { row: 1, field: "s".into() };
+        assert_eq!(code(E::Transpose(bad_field)), SLUICE_ERR_INVALID_UTF8);
         let truncated = sluice_transpose::Error::TruncatedRow { row: 0, size: 4, needed: 8 };
         assert_eq!(code(E::Transpose(truncated)), SLUICE_ERR_MALFORMED_ROW);
         let budget = sluice_keyed::Error::StateBudgetExceeded { needed: 9, budget: 8 };

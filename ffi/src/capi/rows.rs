@@ -16,7 +16,7 @@ use sluice_engine::flink_type::FLINK_TYPE;
 use sluice_transpose::{FlinkType, NullLayout, RowConverter, RowKind, Rows};
 
 use crate::capi::args::read_offsets;
-use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
+use crate::capi::arrow_c::{import_copied_rows, read_field, take_array, OutSlot};
 use crate::capi::buffer::sluice_buffer;
 use crate::capi::error::{FfiError, FfiResult};
 
@@ -183,8 +183,10 @@ pub(crate) unsafe fn encode_rows(
     out_offsets: *mut sluice_buffer,
     rows: &mut Rows,
 ) -> FfiResult<()> {
+    // The batch's strings are copied whole into the rows: not re-checked
+    // (see `capi::validate`).
     // SAFETY: forwarded contract.
-    let values = unsafe { import(array, field.data_type(), "batch") }?;
+    let values = unsafe { import_copied_rows(array, field.data_type(), "batch") }?;
     let n = values.len();
     let kinds: Option<&[i8]> = if row_kinds.is_null() || n == 0 {
         None

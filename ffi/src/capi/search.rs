@@ -67,8 +67,8 @@ pub unsafe extern "C" fn sluice_position(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        Spec::new(needle, needle_schema, "needle", Kind::String),
-        Spec::new(haystack, haystack_schema, "haystack", Kind::String),
+        Spec::new(needle, needle_schema, "needle", Kind::SearchedString),
+        Spec::new(haystack, haystack_schema, "haystack", Kind::SearchedString),
     ];
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_position", unsafe { run(Func::Position, &specs, out, out_schema, no_escape) })
@@ -91,8 +91,8 @@ pub unsafe extern "C" fn sluice_locate(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        Spec::new(needle, needle_schema, "needle", Kind::String),
-        Spec::new(haystack, haystack_schema, "haystack", Kind::String),
+        Spec::new(needle, needle_schema, "needle", Kind::SearchedString),
+        Spec::new(haystack, haystack_schema, "haystack", Kind::SearchedString),
         Spec::new(from, from_schema, "from", Kind::Int).optional(),
     ];
     // SAFETY: the caller's contract, checked as far as possible inside.
@@ -120,8 +120,10 @@ pub unsafe extern "C" fn sluice_like(
     out: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
-    let specs =
-        [Spec::new(str, str_schema, "str", Kind::String), Spec::new(pattern, pattern_schema, "pattern", Kind::String)];
+    let specs = [
+        Spec::new(str, str_schema, "str", Kind::SearchedString),
+        Spec::new(pattern, pattern_schema, "pattern", Kind::SearchedString),
+    ];
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_like", unsafe { run(Func::Like, &specs, out, out_schema, || escape_str(escape)) })
 }
@@ -155,9 +157,9 @@ pub unsafe extern "C" fn sluice_replace(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        Spec::new(str, str_schema, "str", Kind::String),
-        Spec::new(search, search_schema, "search", Kind::String),
-        Spec::new(replacement, replacement_schema, "replacement", Kind::String),
+        Spec::new(str, str_schema, "str", Kind::SearchedString),
+        Spec::new(search, search_schema, "search", Kind::SearchedString),
+        Spec::new(replacement, replacement_schema, "replacement", Kind::SearchedString),
     ];
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_replace", unsafe { run(Func::Replace, &specs, out, out_schema, no_escape) })
@@ -182,7 +184,7 @@ pub unsafe extern "C" fn sluice_split_index(
     out_schema: *mut FFI_ArrowSchema,
 ) -> i32 {
     let specs = [
-        Spec::new(str, str_schema, "str", Kind::String),
+        Spec::new(str, str_schema, "str", Kind::SearchedString),
         Spec::new(sep, sep_schema, "sep", Kind::StringOrInt),
         Spec::new(index, index_schema, "index", Kind::Int),
     ];

@@ -8,7 +8,9 @@
 //! | every array | structure against its type (`arrow_c::check_array`), buffer sizes against length and offset (`ArrayData::validate`), NULL count | memory safety: every later read is in bounds |
 //! | offsets of `Binary`, `LargeBinary`, `Utf8`, `LargeUtf8` | first ≥ 0, never decreasing, last ≤ values length: one branch-free pass that the compiler vectorises | memory safety: kernels slice values by offsets without re-checking |
 //! | views of `Utf8View` / `BinaryView` | each view within its buffer (arrow-rs) | memory safety |
-//! | UTF-8 of string inputs that a kernel reads as text (the search kernels, string fields of row batches), and of binary columns read as strings (by `flink.type`) | one `simdutf8` pass over the values span plus a character-boundary check per offset (`sluice_kernels::validate`) | search kernels count and match characters (std's character decoding assumes complete sequences); a binary column promises nothing |
+//! | UTF-8 of binary columns read as strings (by `flink.type`) by CONCAT / CONCAT_WS, and of the `Utf8` children of nested inputs of the keyed operators and key groups | one `simdutf8` pass over the values span plus a character-boundary check per offset (`sluice_kernels::validate`) | a binary column promises nothing; keyed state keeps keys as text |
+//! | UTF-8 of the `Utf8` fields of row batches (`sluice_arrow_to_rows`, `sluice_row_converter_arrow_to_rows`) | not checked (`arrow_c::import_copied_rows`) | each string is copied whole into its row as bytes (memory-safe on any bytes), and Flink reads a row's string as the bytes of a `BinaryStringData`: the rows are as much UTF-8 as the declared `Utf8` fields, the producer's promise, as for CONCAT |
+//! | UTF-8 of the string inputs of the search kernels (POSITION, LOCATE, LIKE, REPLACE, SPLIT_INDEX) | not checked on input (`Kind::SearchedString`, imported as the binary twin); REPLACE and SPLIT_INDEX validate their **output** rows (the same `simdutf8` pass plus boundary check, over the output), so an output row that is not UTF-8 is `SLUICE_ERR_INVALID_UTF8` naming the row; a column LIKE pattern is checked row by row as it is compiled, the ESCAPE string once | the kernels read strings as bytes (characters by Flink's lead-byte rule, every index bounds-checked), so they are memory-safe on any bytes; an `INT` or `BOOLEAN` output is honest whatever the bytes, a `Utf8` output is honest once validated; validating the input cost a second full read of values the kernel scans once |
 //! | UTF-8 of `Utf8` inputs of CONCAT / CONCAT_WS | not checked (`arrow_c::import_copied_strings`) | the kernel copies whole values as bytes, so it is memory-safe on any bytes, and its output is as much UTF-8 as its inputs: the producer's promise for a declared `Utf8` type (the Arrow format's rule, which arrow-rs and Arrow C++ importers also trust) carries over to the output; re-checking it cost as much as the copy itself |
 //! | UTF-8 of digest inputs (MD5, SHA1, SHA2) | not checked (`arrow_c::import_bytes`) | a digest reads bytes (Flink hashes a string's bytes) and its hex output is UTF-8 whatever the input; Binary inputs are accepted as they are |
 //!
@@ -40,6 +42,17 @@ fn invalid_arrow(what: &str, message: impl std::fmt::Display) -> FfiError {
 /// child (top-level strings are imported as their binary twin and checked
 /// by the caller, which names the row).
 pub fn validate(data: &ArrayData, what: &str) -> FfiResult<()> {
+    validate_with(data, what, false)
+}
+
+/// [`validate`], except that with `trust_utf8` the bytes of nested `Utf8`
+/// / `LargeUtf8` children are not checked (their structure and offsets
+/// are): for `sluice_arrow_to_rows`, which copies each string whole into a
+/// row (see the module docs).
+///
+/// # Errors
+/// As [`validate`] (no `SLUICE_ERR_INVALID_UTF8` for those children).
+pub fn validate_with(data: &ArrayData, what: &str, trust_utf8: bool) -> FfiResult<()> {
     match data.data_type() {
         DataType::Binary => byte_offsets::<i32>(data, what)?,
         DataType::LargeBinary => byte_offsets::<i64>(data, what)?,
@@ -49,13 +62,15 @@ pub fn validate(data: &ArrayData, what: &str) -> FfiResult<()> {
             } else {
                 byte_offsets::<i64>(data, what)?;
             }
-            sluice_kernels::validate::validate_utf8(make_array(data.clone()).as_ref())
-                .map_err(|e| FfiError::from(e).in_function(what))?;
+            if !trust_utf8 {
+                sluice_kernels::validate::validate_utf8(make_array(data.clone()).as_ref())
+                    .map_err(|e| FfiError::from(e).in_function(what))?;
+            }
         }
         _ => data.validate_data().map_err(|e| invalid_arrow(what, e))?,
     }
     for (i, child) in data.child_data().iter().enumerate() {
-        validate(child, &format!("{what} (child {i})"))?;
+        validate_with(child, &format!("{what} (child {i})"), trust_utf8)?;
     }
     Ok(())
 }

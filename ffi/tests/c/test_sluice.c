@@ -134,25 +134,64 @@ static void test_md5_empty_input(void) {
   if (rc == SLUICE_OK) expect_strings(&out, &out_schema, NULL, 0, "CHAR(32)");
 }
 
-/* Kernels that read text validate the UTF-8 of Utf8 inputs. */
+/* REPLACE's output is Utf8: an output row that is not UTF-8 (here carried
+ * over from an invalid input row) is SLUICE_ERR_INVALID_UTF8 naming the
+ * row, and nothing is written. */
 static void test_invalid_utf8_names_the_row(void) {
   static const char *const vals[] = {"ok", "fine", "ab\xc3"};
-  struct ArrowArray in, out;
-  struct ArrowSchema in_schema, out_schema;
+  static const char *const one[] = {"b"};
+  struct ArrowArray in, a2, a3, out;
+  struct ArrowSchema in_schema, s2, s3, out_schema;
   int released = 0;
   make_utf8(&in, vals, 3, &released);
+  make_utf8(&a2, one, 1, &released);
+  make_utf8(&a3, one, 1, &released);
   make_schema(&in_schema, "u", NULL);
-  static const char *const pvals[] = {"%"};
-  struct ArrowArray pat;
-  struct ArrowSchema pat_schema;
-  make_utf8(&pat, pvals, 1, NULL);
-  make_schema(&pat_schema, "u", NULL);
-  int32_t rc = sluice_like(&in, &in_schema, &pat, &pat_schema, NULL, &out, &out_schema);
+  make_schema(&s2, "u", NULL);
+  make_schema(&s3, "u", NULL);
+  memset(&out, 0, sizeof out);
+  int32_t rc = sluice_replace(&in, &in_schema, &a2, &s2, &a3, &s3, &out, &out_schema);
   in_schema.release(&in_schema);
-  pat_schema.release(&pat_schema);
+  s2.release(&s2);
+  s3.release(&s3);
   CHECK(rc == SLUICE_ERR_INVALID_UTF8, "rc %d", rc);
-  CHECK(strstr(sluice_last_error(), "row 2") != NULL, "message");
-  CHECK(released == 1, "released %d", released);
+  CHECK(strstr(sluice_last_error(), "row 2") != NULL, "message %s", sluice_last_error());
+  CHECK(released == 3, "released %d", released);
+  CHECK(out.release == NULL, "output written on error");
+}
+
+/* POSITION and LIKE give INT / BOOLEAN: they read the bytes of a Utf8
+ * input by Flink's lead-byte rule (BinaryStringData.numBytesForFirstByte)
+ * without validating them first, so bytes that are not UTF-8 give a result,
+ * not an error. \xff counts as one character, so "lo" is at 3. */
+static void test_search_reads_bytes_that_are_not_utf8(void) {
+  static const char *const needle[] = {"lo"};
+  static const char *const hay[] = {"\xff" "alo", "ok"};
+  static const char *const pat[] = {"%lo"};
+  struct ArrowArray in, ih, out;
+  struct ArrowSchema sn, sh, out_schema;
+  make_utf8(&in, needle, 1, NULL);
+  make_utf8(&ih, hay, 2, NULL);
+  make_schema(&sn, "u", NULL);
+  make_schema(&sh, "u", NULL);
+  int32_t rc = sluice_position(&in, &sn, &ih, &sh, &out, &out_schema);
+  CHECK(rc == SLUICE_OK, "position rc %d: %s", rc, sluice_last_error());
+  if (rc == SLUICE_OK) {
+    const int32_t *v = (const int32_t *)out.buffers[1];
+    CHECK(out.length == 2 && v[0] == 3 && v[1] == 0, "values %d %d", v[0], v[1]);
+    release_out(&out, &out_schema);
+  }
+  make_utf8(&ih, hay, 2, NULL);
+  make_utf8(&in, pat, 1, NULL);
+  rc = sluice_like(&ih, &sh, &in, &sn, NULL, &out, &out_schema);
+  sn.release(&sn);
+  sh.release(&sh);
+  CHECK(rc == SLUICE_OK, "like rc %d: %s", rc, sluice_last_error());
+  if (rc == SLUICE_OK) {
+    const uint8_t *bits = (const uint8_t *)out.buffers[1];
+    CHECK(out.length == 2 && (bits[0] & 1) && !(bits[0] & 2), "values");
+    release_out(&out, &out_schema);
+  }
 }
 
 /* Raw bytes (Binary, no flink.type) are hashed as stored, as Flink hashes
@@ -381,23 +420,38 @@ static void test_flink_type_that_is_not_a_string(void) {
   CHECK(released == 1, "released %d", released);
 }
 
+/* A column LIKE pattern is compiled as text: a row that is not UTF-8 is
+ * SLUICE_ERR_INVALID_UTF8. So is a SPLIT_INDEX token that is not. */
 static void test_invalid_utf8_in_utf8_array(void) {
-  static const char *const vals[] = {"ok", "\xff\xfe"};
-  struct ArrowArray in, out;
-  struct ArrowSchema in_schema, out_schema;
+  static const char *const vals[] = {"ok", "ok"};
+  static const char *const pats[] = {"%", "\xff\xfe"};
+  struct ArrowArray in, pat, out;
+  struct ArrowSchema in_schema, pat_schema, out_schema;
   int released = 0;
   make_utf8(&in, vals, 2, &released);
+  make_utf8(&pat, pats, 2, &released);
   make_schema(&in_schema, "u", NULL);
-  static const char *const pvals[] = {"%"};
-  struct ArrowArray pat;
-  struct ArrowSchema pat_schema;
-  make_utf8(&pat, pvals, 1, NULL);
   make_schema(&pat_schema, "u", NULL);
   int32_t rc = sluice_like(&in, &in_schema, &pat, &pat_schema, NULL, &out, &out_schema);
+  CHECK(rc == SLUICE_ERR_INVALID_UTF8, "like rc %d", rc);
+  CHECK(released == 2, "released %d", released);
+
+  static const char *const csv[] = {"a,b", "\xff,c"};
+  static const char *const comma[] = {","};
+  static const int32_t idx[] = {0};
+  struct ArrowArray sep, ix;
+  struct ArrowSchema ix_schema;
+  make_utf8(&in, csv, 2, &released);
+  make_utf8(&sep, comma, 1, &released);
+  make_int32(&ix, idx, NULL, 1, &released);
+  make_schema(&ix_schema, "i", NULL);
+  rc = sluice_split_index(&in, &in_schema, &sep, &pat_schema, &ix, &ix_schema, &out, &out_schema);
   in_schema.release(&in_schema);
   pat_schema.release(&pat_schema);
-  CHECK(rc == SLUICE_ERR_INVALID_UTF8, "rc %d", rc);
-  CHECK(released == 1, "released %d", released);
+  ix_schema.release(&ix_schema);
+  CHECK(rc == SLUICE_ERR_INVALID_UTF8, "split_index rc %d", rc);
+  CHECK(strstr(sluice_last_error(), "row 1") != NULL, "message %s", sluice_last_error());
+  CHECK(released == 5, "released %d", released);
 }
 
 /* Digests read bytes and write hex: the UTF-8 of a Utf8 input is not
@@ -990,6 +1044,7 @@ int main(void) {
   RUN(test_md5_not_null_flink_type);
   RUN(test_md5_empty_input);
   RUN(test_invalid_utf8_names_the_row);
+  RUN(test_search_reads_bytes_that_are_not_utf8);
   RUN(test_md5_of_binary_hashes_raw_bytes);
   RUN(test_sha2_literal_width);
   RUN(test_sha2_width_column);

@@ -148,16 +148,20 @@ impl Sink<'_> {
     /// The plain batch loop: encodes rows `r..` with `f`, pushing each
     /// row's end offset (a NULL row repeats it), until the batch ends.
     ///
-    /// With `WATCH` (the encode cache's stretches between cache events) it
-    /// also stops before a valid row of `watch_len` units (a possible hit;
-    /// `usize::MAX` when nothing is cached) and after a row of at most
-    /// `max_cached` units whose encoding is longer than its units (a miss).
-    /// Narrowed rows (ASCII) and longer rows are neither, so a column of
-    /// them runs this loop end to end: two compares per row more than
-    /// plain encoding. Returns the next row and why it stopped.
+    /// It also stops before a valid row of `watch_len` units (a possible
+    /// hit for the encode cache; `usize::MAX` when nothing is cached) and
+    /// after a row of at most `max_cached` units whose encoding is longer
+    /// than its units (a miss). Narrowed rows (ASCII) and longer rows are
+    /// neither, so a column of them runs this loop end to end. Plain
+    /// encoding passes `usize::MAX` and 0, which never stop it.
     ///
-    /// `#[inline(never)]` so that this loop is compiled alone, with its
-    /// few live values in registers, wherever it is called from.
+    /// `#[inline(never)]` and one copy for both callers (not a const
+    /// generic): the cache's stretches between events run exactly the
+    /// machine code of plain encoding, so a column the cache cannot help
+    /// costs what plain encoding costs (two predictable compares per row).
+    /// With two copies of this loop (a `WATCH` const generic), the cache's
+    /// copy measured 0.79–0.88× the plain one on ASCII columns (benches/
+    /// RESULTS.md, issue 19).
     ///
     /// # Safety
     ///
@@ -171,7 +175,7 @@ impl Sink<'_> {
     /// [`Error::OffsetOverflow`] if the exact total exceeds the limit (the
     /// offsets pushed so far stay valid).
     #[inline(never)]
-    pub(crate) unsafe fn encode_rows<O: OffsetSizeTrait, const WATCH: bool>(
+    pub(crate) unsafe fn encode_rows<O: OffsetSizeTrait>(
         &mut self,
         f: EncodeFn,
         out_offsets: &mut Vec<O>,
@@ -188,14 +192,14 @@ impl Sink<'_> {
                 // SAFETY: `r + 1 < offsets.len()`.
                 let (s, e) = unsafe { (*offsets.get_unchecked(r) as usize, *offsets.get_unchecked(r + 1) as usize) };
                 let len = e - s;
-                if WATCH && len == watch_len {
+                if len == watch_len {
                     return Ok((r, Stop::Candidate));
                 }
                 // SAFETY: `s..e` is within `units` (checked offsets); the
                 // caller vouches for `f`.
                 let (at, n) = unsafe { self.encode_row(f, out_offsets, r, base.add(s), len) }?;
                 r += 1;
-                if WATCH && n != len && len <= max_cached {
+                if n != len && len <= max_cached {
                     return Ok((r, Stop::Miss { s, len, at, n }));
                 }
             } else {

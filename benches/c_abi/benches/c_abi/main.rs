@@ -13,6 +13,11 @@
 //! cargo build --release -p sluice-ffi
 //! cargo bench --manifest-path benches/c_abi/Cargo.toml --bench c_abi [-- FILTER]
 //! ```
+//! With `--features datafusion` the DataFusion 55 / arrow-rs references
+//! (`md5`, `encode(sha256(x), 'hex')`, `concat`, `concat_ws`, `strpos`,
+//! arrow-rs `like`, `replace`, `split_part`) run in the same process, on
+//! the same arrays, interleaved with the C ABI calls (that build compiles
+//! DataFusion: minutes).
 //! `SLUICE_LIB` names another library file; `C_ABI_ROUNDS` (15) and
 //! `C_ABI_ROUND_MS` (8) set the rounds per variant and the time per round.
 //! The output is a Markdown table (ns per row, median round; ratios side

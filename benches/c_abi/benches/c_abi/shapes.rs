@@ -51,7 +51,7 @@ fn ints(v: Vec<i32>) -> ArrayRef {
 }
 
 /// A reference variant that needs DataFusion or arrow-string: built with
-/// the `datafusion` feature (from `benches/datafusion`), `None` without.
+/// the `datafusion` feature of this crate, `None` without.
 #[cfg(feature = "datafusion")]
 macro_rules! reference {
     ($e:expr) => {

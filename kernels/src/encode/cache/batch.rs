@@ -102,7 +102,7 @@ unsafe fn rows_avx512<O: OffsetSizeTrait>(
 ///
 /// Rows that cannot hit (NULL, another length than the cached value's,
 /// narrowed, over [`MAX_CACHED_UNITS`]) run the plain batch loop
-/// ([`Sink::encode_rows`], watching), which stops only at cache events: a
+/// ([`Sink::encode_rows`], the same machine code), which stops only at cache events: a
 /// row as long as the cached value, or a miss. So a column the cache cannot
 /// help (ASCII, long values) costs plain encoding plus two compares per
 /// row, and the cache's own state stays out of that loop. A row that may
@@ -137,7 +137,7 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
     let mut r = 0;
     while r < rows {
         // SAFETY: forwarded contract; `out_offsets` holds rows `..r`.
-        let (next, stop) = unsafe { sink.encode_rows::<O, true>(f, out_offsets, r, prev_len, MAX_CACHED_UNITS) }?;
+        let (next, stop) = unsafe { sink.encode_rows::<O>(f, out_offsets, r, prev_len, MAX_CACHED_UNITS) }?;
         r = next;
         let miss = match stop {
             Stop::End => break,
