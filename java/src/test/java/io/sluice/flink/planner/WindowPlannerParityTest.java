@@ -161,6 +161,8 @@ class WindowPlannerParityTest {
                 + " GROUP BY k, window_start, window_end", "WindowAggregate", "FIRST_VALUE"));
         q.add(stock("COUNT DISTINCT", "SELECT k, window_start, window_end, COUNT(DISTINCT v) FROM "
                 + tumble("wl") + " GROUP BY k, window_start, window_end", "GlobalWindowAggregate", "DISTINCT"));
+        q.add(stock("COUNT(*) FILTER", "SELECT k, window_start, window_end, COUNT(*) FILTER (WHERE v > 10) FROM "
+                + tumble("wl") + " GROUP BY k, window_start, window_end", "GlobalWindowAggregate", "FILTER"));
         q.add(stock("SUM(INT)", "SELECT k, window_start, window_end, SUM(i) FROM " + tumble("wl")
                 + " GROUP BY k, window_start, window_end", "GlobalWindowAggregate", "SUM over INT"));
         q.add(stock("TIMESTAMP_LTZ rowtime", keyed(tumble("wz")), "GlobalWindowAggregate", "TIMESTAMP_LTZ"));

@@ -115,6 +115,16 @@ public final class OverAggregateSubstitution {
             if (call.ignoreNulls()) {
                 return Match.stock("aggregate " + call.getAggregation().getName() + " IGNORE NULLS: no native form");
             }
+            // GroupAggregateSubstitution.aggregate writes DISTINCT and FILTER as group_agg's
+            // `:distinct` / `:filter(c)`, which the native over does not take.
+            if (call.isDistinct()) {
+                return Match.stock("aggregate " + call.getAggregation().getName() + "(DISTINCT …) OVER: the native "
+                        + "over has no distinct aggregates");
+            }
+            if (call.filterArg >= 0) {
+                return Match.stock("aggregate " + call.getAggregation().getName() + " FILTER (WHERE …) OVER: the "
+                        + "native over has no filtered calls");
+            }
             String a = GroupAggregateSubstitution.aggregate(call, in, bounded);
             if (a.startsWith("!")) {
                 return Match.stock(a.substring(1).replace("native group_agg", "native over"));

@@ -141,6 +141,11 @@ public final class WindowAggregateSubstitution {
                 return Match.stock("aggregate " + call.getAggregation().getName() + "(DISTINCT …) in a window: Flink "
                         + "keeps a distinct view per slice, the native window has none");
             }
+            if (call.filterArg >= 0) {
+                // GroupAggregateSubstitution.aggregate would write group_agg's `:filter(c)`.
+                return Match.stock("aggregate " + call.getAggregation().getName() + " FILTER (WHERE …) in a window: "
+                        + "the native window has no filtered calls");
+            }
             String a = GroupAggregateSubstitution.aggregate(call, in, false);
             if (a.startsWith("!")) {
                 return Match.stock(a.substring(1));
