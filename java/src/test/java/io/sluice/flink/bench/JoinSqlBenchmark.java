@@ -1,19 +1,13 @@
 package io.sluice.flink.bench;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -71,42 +65,17 @@ public final class JoinSqlBenchmark {
         tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, v BIGINT, s STRING, w BIGINT, t STRING) "
                 + "WITH ('connector' = 'blackhole')");
         String sql = "INSERT INTO snk SELECT l.k, l.v, l.s, r.w, r.t FROM l JOIN r ON l.k = r.k";
-        if (installed && Sluice.explain(tEnv, sql).nodes().stream().noneMatch(n -> n.isNative() && n.node().equals("Join"))) {
-            throw new IllegalStateException("the join is not native: " + Sluice.explain(tEnv, sql).text());
-        }
-        long t0 = System.nanoTime();
-        tEnv.executeSql(sql).await();
-        return rows / ((System.nanoTime() - t0) / 1e9);
+        // Timed from submission: two sources, no single first row.
+        return SqlPairs.timedInsert(tEnv, sql, installed, "Join", rows, () -> 0L);
     }
 
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
-        cluster.start();
-        TestStreamEnvironment.setAsContext(cluster, 1);
-        try {
+        SqlPairs.onMiniCluster(() -> {
             System.out.printf(Locale.ROOT, "join: %d left rows, %d right rows, pairs %d (after 1 warm-up pair)%n", rows,
                     KEYS, pairs);
-            run(rows, false);
-            run(rows, true);
-            List<Double> ratios = new ArrayList<>();
-            for (int p = 0; p < pairs; p++) {
-                boolean nativeFirst = p % 2 == 1;
-                double a = run(rows, nativeFirst);
-                double b = run(rows, !nativeFirst);
-                double st = nativeFirst ? b : a;
-                double nt = nativeFirst ? a : b;
-                ratios.add(nt / st);
-                System.out.printf(Locale.ROOT, "  pair %d: stock %.0f rows/s, installed %.0f rows/s, %.2fx%n", p, st, nt,
-                        nt / st);
-            }
-            System.out.printf(Locale.ROOT, "INNER join on a string key: median ratio %.2fx%n",
-                    KeyedSqlBenchmark.median(ratios));
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-            cluster.close();
-        }
+            SqlPairs.pairs("INNER join on a string key", pairs, installed -> run(rows, installed));
+        });
     }
 }

@@ -160,12 +160,6 @@ public final class KeyedBenchmark {
         return rate(rows, t0);
     }
 
-    static double median(List<Double> v) {
-        List<Double> s = new ArrayList<>(v);
-        s.sort(Double::compare);
-        return s.get(s.size() / 2);
-    }
-
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
@@ -197,7 +191,7 @@ public final class KeyedBenchmark {
                             p, st, nt, nt / st);
                 }
                 System.out.printf(Locale.ROOT, "%s: median stock %.0f rows/s, sluice %.0f rows/s, median ratio %.2fx%n",
-                        which, median(s), median(n), median(ratios));
+                        which, SqlPairs.median(s), SqlPairs.median(n), SqlPairs.median(ratios));
             }
             System.out.printf(Locale.ROOT, "context, after warm-up: generator -> keyBy(String) -> identity map: %.0f rows/s%n",
                     baseline(rows));

@@ -1,19 +1,13 @@
 package io.sluice.flink.bench;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
@@ -109,54 +103,21 @@ public final class KeyedSqlBenchmark {
                     + "ORDER BY pt DESC) AS rn FROM src) WHERE rn = 1";
             node = "Deduplicate";
         }
-        if (installed && Sluice.explain(tEnv, sql).nodes().stream().noneMatch(n -> n.isNative() && n.node().equals(node))) {
-            throw new IllegalStateException(node + " is not native: " + Sluice.explain(tEnv, sql).text());
-        }
-        long t0 = System.nanoTime();
-        tEnv.executeSql(sql).await();
-        long end = System.nanoTime();
-        long start = firstRowNanos < t0 ? t0 : firstRowNanos;
-        return rows / ((end - start) / 1e9);
-    }
-
-    static double median(List<Double> v) {
-        List<Double> s = new ArrayList<>(v);
-        s.sort(Double::compare);
-        return s.get(s.size() / 2);
+        return SqlPairs.timedInsert(tEnv, sql, installed, node, rows, () -> firstRowNanos);
     }
 
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
-        cluster.start();
-        TestStreamEnvironment.setAsContext(cluster, 1);
-        try {
+        SqlPairs.onMiniCluster(() -> {
             System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair)%n", rows, pairs);
             Object[][] cases = {{"groupby", 50}, {"groupby", 65_536}, {"groupby", 0}, {"dedup-last", 65_536}};
             for (Object[] c : cases) {
                 String which = (String) c[0];
                 int keys = (Integer) c[1];
                 String label = which + " " + (keys == 0 ? "all-distinct" : keys + "") + " keys";
-                run(which, keys, rows, false);
-                run(which, keys, rows, true);
-                List<Double> ratios = new ArrayList<>();
-                for (int p = 0; p < pairs; p++) {
-                    boolean nativeFirst = p % 2 == 1;
-                    double a = run(which, keys, rows, nativeFirst);
-                    double b = run(which, keys, rows, !nativeFirst);
-                    double st = nativeFirst ? b : a;
-                    double nt = nativeFirst ? a : b;
-                    ratios.add(nt / st);
-                    System.out.printf(Locale.ROOT, "  %s pair %d: stock %.0f rows/s, installed %.0f rows/s, %.2fx%n",
-                            label, p, st, nt, nt / st);
-                }
-                System.out.printf(Locale.ROOT, "%s: median ratio %.2fx%n", label, median(ratios));
+                SqlPairs.pairs(label, pairs, installed -> run(which, keys, rows, installed));
             }
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-            cluster.close();
-        }
+        });
     }
 }

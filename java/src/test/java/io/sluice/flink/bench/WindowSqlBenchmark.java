@@ -1,19 +1,13 @@
 package io.sluice.flink.bench;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
@@ -105,15 +99,7 @@ public final class WindowSqlBenchmark {
                 + "maxs STRING) WITH ('connector' = 'blackhole')");
         String sql = "INSERT INTO snk SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(s) FROM TABLE(" + tvf
                 + ") GROUP BY k, window_start, window_end";
-        if (installed && Sluice.explain(tEnv, sql).nodes().stream()
-                .noneMatch(n -> n.isNative() && n.node().equals("WindowAggregate"))) {
-            throw new IllegalStateException("the window aggregate is not native: " + Sluice.explain(tEnv, sql).text());
-        }
-        long t0 = System.nanoTime();
-        tEnv.executeSql(sql).await();
-        long end = System.nanoTime();
-        long start = firstRowNanos < t0 ? t0 : firstRowNanos;
-        return rows / ((end - start) / 1e9);
+        return SqlPairs.timedInsert(tEnv, sql, installed, "WindowAggregate", rows, () -> firstRowNanos);
     }
 
     public static void main(String[] args) throws Exception {
@@ -121,11 +107,7 @@ public final class WindowSqlBenchmark {
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         rowsPerMs = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         String[] windows = rowsPerMs == 1 ? new String[] {"10", "2"} : new String[] {"1", "0.2"};
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
-        cluster.start();
-        TestStreamEnvironment.setAsContext(cluster, 1);
-        try {
+        SqlPairs.onMiniCluster(() -> {
             System.out.printf(Locale.ROOT, "window: %d rows, %d keys, %d rows per ms of event time, pairs %d "
                     + "(after 1 warm-up pair)%n", rows, KEYS, rowsPerMs, pairs);
             String size = "INTERVAL '" + windows[0] + "' SECOND";
@@ -135,24 +117,8 @@ public final class WindowSqlBenchmark {
                 {"HOP " + windows[0] + " s / " + windows[1] + " s", "HOP(TABLE src, DESCRIPTOR(rt), " + slide + ", "
                         + size + ")"}};
             for (String[] c : cases) {
-                run(c[1], rows, false);
-                run(c[1], rows, true);
-                List<Double> ratios = new ArrayList<>();
-                for (int p = 0; p < pairs; p++) {
-                    boolean nativeFirst = p % 2 == 1;
-                    double a = run(c[1], rows, nativeFirst);
-                    double b = run(c[1], rows, !nativeFirst);
-                    double st = nativeFirst ? b : a;
-                    double nt = nativeFirst ? a : b;
-                    ratios.add(nt / st);
-                    System.out.printf(Locale.ROOT, "  %s pair %d: stock %.0f rows/s, installed %.0f rows/s, %.2fx%n",
-                            c[0], p, st, nt, nt / st);
-                }
-                System.out.printf(Locale.ROOT, "%s: median ratio %.2fx%n", c[0], KeyedSqlBenchmark.median(ratios));
+                SqlPairs.pairs(c[0], pairs, installed -> run(c[1], rows, installed));
             }
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-            cluster.close();
-        }
+        });
     }
 }
