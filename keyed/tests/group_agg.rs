@@ -256,22 +256,7 @@ fn arb_row() -> impl Strategy<Value = In> {
 /// Steps: insert a fresh row (as +I or +U), or retract the live row at an
 /// index (as -U or -D). Only previously inserted rows are retracted.
 fn arb_changelog() -> impl Strategy<Value = Vec<(RowKind, In)>> {
-    prop::collection::vec((any::<bool>(), any::<bool>(), arb_row(), any::<prop::sample::Index>()), 1..120).prop_map(
-        |steps| {
-            let mut live: Vec<In> = Vec::new();
-            let mut out = Vec::new();
-            for (retract, flavour, row, idx) in steps {
-                if retract && !live.is_empty() {
-                    let r = live.remove(idx.index(live.len()));
-                    out.push((if flavour { UpdateBefore } else { Delete }, r));
-                } else {
-                    live.push(row.clone());
-                    out.push((if flavour { Insert } else { UpdateAfter }, row));
-                }
-            }
-            out
-        },
-    )
+    common::retracting_changelog(arb_row(), 120)
 }
 
 proptest! {

@@ -245,22 +245,7 @@ fn arb_row() -> impl Strategy<Value = In> {
 
 /// Inserts (+I / +U) and retractions (-U / -D) of live rows only.
 fn arb_changelog(max: usize) -> impl Strategy<Value = Vec<(RowKind, In)>> {
-    prop::collection::vec((any::<bool>(), any::<bool>(), arb_row(), any::<prop::sample::Index>()), 1..max).prop_map(
-        |steps| {
-            let mut live: Vec<In> = Vec::new();
-            let mut out = Vec::new();
-            for (retract, flavour, row, idx) in steps {
-                if retract && !live.is_empty() {
-                    let r = live.remove(idx.index(live.len()));
-                    out.push((if flavour { UpdateBefore } else { Delete }, r));
-                } else {
-                    live.push(row.clone());
-                    out.push((if flavour { Insert } else { UpdateAfter }, row));
-                }
-            }
-            out
-        },
-    )
+    common::retracting_changelog(arb_row(), max)
 }
 
 proptest! {

@@ -48,6 +48,30 @@ pub fn changelog(batch: &RecordBatch, kinds: &[RowKind]) -> Vec<(RowKind, Vec<Ce
     kinds.iter().copied().zip(rows(batch)).collect()
 }
 
+/// A random changelog of rows from `row`, `1..max` steps: each step inserts
+/// a fresh row (as +I or +U) or retracts a live row at a random index (as -U
+/// or -D), so only rows inserted before are ever retracted.
+pub fn retracting_changelog<T: Clone + std::fmt::Debug>(
+    row: impl proptest::strategy::Strategy<Value = T>,
+    max: usize,
+) -> impl proptest::strategy::Strategy<Value = Vec<(RowKind, T)>> {
+    use proptest::prelude::*;
+    prop::collection::vec((any::<bool>(), any::<bool>(), row, any::<prop::sample::Index>()), 1..max).prop_map(|steps| {
+        let mut live: Vec<T> = Vec::new();
+        let mut out = Vec::new();
+        for (retract, flavour, row, idx) in steps {
+            if retract && !live.is_empty() {
+                let r = live.remove(idx.index(live.len()));
+                out.push((if flavour { RowKind::UpdateBefore } else { RowKind::Delete }, r));
+            } else {
+                live.push(row.clone());
+                out.push((if flavour { RowKind::Insert } else { RowKind::UpdateAfter }, row));
+            }
+        }
+        out
+    })
+}
+
 /// `(k VARCHAR NOT NULL, v BIGINT, t BIGINT NOT NULL)`: key, value, time.
 pub fn kvt_schema() -> arrow_schema::SchemaRef {
     use arrow_schema::{Field, Schema};
