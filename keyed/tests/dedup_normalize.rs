@@ -38,18 +38,7 @@ fn rec(kind: RowKind, k: &str, v: i64, t: i64) -> (RowKind, Vec<Cell>) {
 }
 
 fn run(op: &mut dyn Op, input: &[(RowKind, In)], sizes: &[usize]) -> Vec<(RowKind, Vec<Cell>)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    let mut sizes = sizes.iter().cycle();
-    while at < input.len() {
-        let n = (*sizes.next().unwrap()).clamp(1, input.len() - at);
-        let rows: Vec<In> = input[at..at + n].iter().map(|c| c.1.clone()).collect();
-        let kinds: Vec<RowKind> = input[at..at + n].iter().map(|c| c.0).collect();
-        let (b, k) = op.step(&batch(&rows), &kinds).unwrap();
-        out.extend(changelog(&b, &k));
-        at += n;
-    }
-    out
+    common::in_batches(input, sizes, |rows, kinds| op.step(&batch(rows), kinds).unwrap())
 }
 
 fn dedup(keep: Keep, order: DedupOrder, ub: bool, ins: bool) -> Deduplicate {

@@ -217,19 +217,7 @@ fn model_of(input: &[(RowKind, In)], aggs: &[usize]) -> Vec<(RowKind, Vec<Cell>)
 }
 
 fn run(op: &mut GroupAggregate, input: &[(RowKind, In)], batch_sizes: &[usize]) -> Vec<(RowKind, Vec<Cell>)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    let mut sizes = batch_sizes.iter().cycle();
-    while at < input.len() {
-        let n = (*sizes.next().unwrap()).clamp(1, input.len() - at);
-        let chunk = &input[at..at + n];
-        let rows: Vec<In> = chunk.iter().map(|c| c.1.clone()).collect();
-        let kinds: Vec<RowKind> = chunk.iter().map(|c| c.0).collect();
-        let (b, k) = op.process(&batch(&rows), &kinds).unwrap();
-        out.extend(changelog(&b, &k));
-        at += n;
-    }
-    out
+    common::in_batches(input, batch_sizes, |rows, kinds| op.process(&batch(rows), kinds).unwrap())
 }
 
 fn new_op() -> GroupAggregate {

@@ -219,18 +219,7 @@ fn new_op(calls: Vec<AggSpec>, retractable: bool) -> GroupAggregate {
 }
 
 fn run(op: &mut GroupAggregate, input: &[(RowKind, In)], sizes: &[usize]) -> Vec<(RowKind, Vec<Cell>)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    let mut sizes = sizes.iter().cycle();
-    while at < input.len() {
-        let n = (*sizes.next().unwrap()).clamp(1, input.len() - at);
-        let rows: Vec<In> = input[at..at + n].iter().map(|c| c.1.clone()).collect();
-        let kinds: Vec<RowKind> = input[at..at + n].iter().map(|c| c.0).collect();
-        let (b, k) = op.process(&batch(&rows), &kinds).unwrap();
-        out.extend(changelog(&b, &k));
-        at += n;
-    }
-    out
+    common::in_batches(input, sizes, |rows, kinds| op.process(&batch(rows), kinds).unwrap())
 }
 
 fn arb_row() -> impl Strategy<Value = In> {

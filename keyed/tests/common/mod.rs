@@ -48,6 +48,28 @@ pub fn changelog(batch: &RecordBatch, kinds: &[RowKind]) -> Vec<(RowKind, Vec<Ce
     kinds.iter().copied().zip(rows(batch)).collect()
 }
 
+/// Feeds `input` to an operator in batches of the (cycled) `sizes` through
+/// `step(rows, kinds)` and collects the changelog it emits, so a property
+/// test sees every batch split.
+pub fn in_batches<T: Clone>(
+    input: &[(RowKind, T)],
+    sizes: &[usize],
+    mut step: impl FnMut(&[T], &[RowKind]) -> (RecordBatch, Vec<RowKind>),
+) -> Vec<(RowKind, Vec<Cell>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut sizes = sizes.iter().cycle();
+    while at < input.len() {
+        let n = sizes.next().map_or(1, |&n| n.clamp(1, input.len() - at));
+        let rows: Vec<T> = input[at..at + n].iter().map(|c| c.1.clone()).collect();
+        let kinds: Vec<RowKind> = input[at..at + n].iter().map(|c| c.0).collect();
+        let (b, k) = step(&rows, &kinds);
+        out.extend(changelog(&b, &k));
+        at += n;
+    }
+    out
+}
+
 /// A random changelog of rows from `row`, `1..max` steps: each step inserts
 /// a fresh row (as +I or +U) or retracts a live row at a random index (as -U
 /// or -D), so only rows inserted before are ever retracted.
