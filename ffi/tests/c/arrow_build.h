@@ -61,6 +61,14 @@ static inline void ta_set_buffer(struct ta_private *p, int i, void *owned) {
   p->ptrs[i] = owned;
 }
 
+/* An Arrow bitmap (LSB first) of `n` flags: bit i set where flags[i] != 0. */
+static inline uint8_t *ta_bits(const int *flags, int n) {
+  uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
+  for (int i = 0; i < n; i++)
+    if (flags[i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+  return bits;
+}
+
 /* Validity bitmap from `vals` (NULL entries are NULL rows); NULL if none. */
 static inline uint8_t *ta_validity(const char *const *vals, int n) {
   int any_null = 0;
@@ -150,12 +158,7 @@ static inline void make_utf8_view(struct ArrowArray *a, const char *const *vals,
 /* Int32 array; `valid` may be NULL (all valid). */
 static inline void make_int32(struct ArrowArray *a, const int32_t *vals, const int *valid, int n, int *release_count) {
   struct ta_private *p = ta_init(a, n, 0, 2, release_count);
-  if (valid) {
-    uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
-    for (int i = 0; i < n; i++)
-      if (valid[i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
-    ta_set_buffer(p, 0, bits);
-  }
+  if (valid) ta_set_buffer(p, 0, ta_bits(valid, n));
   int32_t *data = (int32_t *)malloc(sizeof(int32_t) * ((size_t)n ? (size_t)n : 1));
   if (n) memcpy(data, vals, sizeof(int32_t) * (size_t)n);
   ta_set_buffer(p, 1, data);
@@ -164,12 +167,7 @@ static inline void make_int32(struct ArrowArray *a, const int32_t *vals, const i
 /* Int64 array; `valid` may be NULL (all valid). */
 static inline void make_int64(struct ArrowArray *a, const int64_t *vals, const int *valid, int n, int *release_count) {
   struct ta_private *p = ta_init(a, n, 0, 2, release_count);
-  if (valid) {
-    uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
-    for (int i = 0; i < n; i++)
-      if (valid[i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
-    ta_set_buffer(p, 0, bits);
-  }
+  if (valid) ta_set_buffer(p, 0, ta_bits(valid, n));
   int64_t *data = (int64_t *)malloc(sizeof(int64_t) * ((size_t)n ? (size_t)n : 1));
   if (n) memcpy(data, vals, sizeof(int64_t) * (size_t)n);
   ta_set_buffer(p, 1, data);
@@ -178,16 +176,8 @@ static inline void make_int64(struct ArrowArray *a, const int64_t *vals, const i
 /* Boolean array (bit-packed values); `valid` may be NULL (all valid). */
 static inline void make_bool(struct ArrowArray *a, const int *vals, const int *valid, int n, int *release_count) {
   struct ta_private *p = ta_init(a, n, 0, 2, release_count);
-  if (valid) {
-    uint8_t *bits = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
-    for (int i = 0; i < n; i++)
-      if (valid[i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
-    ta_set_buffer(p, 0, bits);
-  }
-  uint8_t *data = (uint8_t *)calloc((size_t)(n + 8) / 8, 1);
-  for (int i = 0; i < n; i++)
-    if (vals[i]) data[i / 8] |= (uint8_t)(1u << (i % 8));
-  ta_set_buffer(p, 1, data);
+  if (valid) ta_set_buffer(p, 0, ta_bits(valid, n));
+  ta_set_buffer(p, 1, ta_bits(vals, n));
 }
 
 /* Row `i` of an Int64 array (offset honoured). */
