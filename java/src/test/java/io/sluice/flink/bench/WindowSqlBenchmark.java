@@ -12,7 +12,6 @@ import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
@@ -39,7 +38,6 @@ import io.sluice.flink.Sluice;
  */
 public final class WindowSqlBenchmark {
     static final int KEYS = 1_024;
-    static volatile long firstRowNanos;
     /** Rows per millisecond of event time (third argument, default 1). */
     static int rowsPerMs = 1;
 
@@ -47,39 +45,24 @@ public final class WindowSqlBenchmark {
             new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH), new TimestampType(false, 3)},
             new String[] {"k", "v", "s", "ts"});
 
-    /** Row i: key (i * 40503) mod 1,024, v = i mod 1000 (NULL every 97th), s one of 4,096, ts = i / perMs ms. */
+    /** Row i: {@link KeyedSqlBenchmark.Gen}'s row over 1,024 keys, plus ts = i / perMs ms of event time. */
     static final class Gen implements GeneratorFunction<Long, RowData> {
         private static final long serialVersionUID = 1L;
+        private final KeyedSqlBenchmark.Gen keyed = new KeyedSqlBenchmark.Gen(KEYS);
         private final int perMs;
 
         Gen(int perMs) {
             this.perMs = perMs;
         }
 
-        private transient StringData[] keyStrings;
-        private transient StringData[] strings;
-
         @Override
         public RowData map(Long index) {
-            if (strings == null) {
-                keyStrings = new StringData[KEYS];
-                for (int i = 0; i < KEYS; i++) {
-                    keyStrings[i] = StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i));
-                }
-                strings = new StringData[4096];
-                for (int i = 0; i < strings.length; i++) {
-                    strings[i] = StringData.fromString("value " + i * 7919);
-                }
-            }
-            long i = index;
-            if (i == 0) {
-                firstRowNanos = System.nanoTime();
-            }
+            RowData kvs = keyed.map(index);
             GenericRowData r = new GenericRowData(4);
-            r.setField(0, keyStrings[(int) Long.remainderUnsigned(i * 40503, KEYS)]);
-            r.setField(1, i % 97 == 0 ? null : i % 1000);
-            r.setField(2, strings[(int) ((i * 31) & 4095)]);
-            r.setField(3, TimestampData.fromEpochMillis(1_700_000_000_000L + i / perMs));
+            r.setField(0, kvs.getString(0));
+            r.setField(1, kvs.isNullAt(1) ? null : kvs.getLong(1));
+            r.setField(2, kvs.getString(2));
+            r.setField(3, TimestampData.fromEpochMillis(1_700_000_000_000L + index / perMs));
             return r;
         }
     }
@@ -99,7 +82,8 @@ public final class WindowSqlBenchmark {
                 + "maxs STRING) WITH ('connector' = 'blackhole')");
         String sql = "INSERT INTO snk SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(s) FROM TABLE(" + tvf
                 + ") GROUP BY k, window_start, window_end";
-        return SqlPairs.timedInsert(tEnv, sql, installed, "WindowAggregate", rows, () -> firstRowNanos);
+        return SqlPairs.timedInsert(tEnv, sql, installed, "WindowAggregate", rows,
+                () -> KeyedSqlBenchmark.firstRowNanos);
     }
 
     public static void main(String[] args) throws Exception {
