@@ -39,10 +39,9 @@ public final class SluiceOptions {
     public static final ConfigOption<Boolean> OPERATOR_OVER_AGGREGATE_ENABLED = operatorEnabled("over-aggregate");
 
     /**
-     * Per operator switch of the planner stage: the updating (regular) join. Off by default (see
-     * {@link #operatorEnabled}): where sluice would be slower than stock Flink for a node, it does
-     * not substitute that node, and the join has no end-to-end figure from a quiet machine yet
-     * (benches/RESULTS.md, "Java: updating join").
+     * Per operator switch of the planner stage: the updating (regular) join. On by default since the
+     * end-to-end join bench beat stock on both lines in every pair, including the few-keys and
+     * fan-out shapes (benches/RESULTS.md, "Java: updating join").
      */
     public static final ConfigOption<Boolean> OPERATOR_JOIN_ENABLED = operatorEnabled("join");
 
@@ -73,8 +72,7 @@ public final class SluiceOptions {
             .withDescription("Log why each plan node that sluice could replace stays on Flink's operator (once per node).");
 
     /**
-     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true,
-     * except {@code join}: false, see {@link #OPERATOR_JOIN_ENABLED}).
+     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true).
      * The four built-in ones are the constants above; an older key, where there was one, is read as
      * a deprecated key.
      *
@@ -91,7 +89,7 @@ public final class SluiceOptions {
             case "changelog-normalize" -> "sluice.normalize.enabled";
             default -> null;
         };
-        ConfigOption<Boolean> option = b.defaultValue(!name.equals("join"))
+        ConfigOption<Boolean> option = b.defaultValue(true)
                 .withDescription("Let the planner stage replace Flink's " + name + " node with sluice's.");
         return old == null ? option : option.withDeprecatedKeys(old);
     }

@@ -19,9 +19,13 @@ import io.sluice.flink.Sluice;
 /**
  * Plain SQL INNER join of two insert-only streams on a string key, stock Flink vs the same SQL
  * with {@code Sluice.install} and {@code sluice.operator.join.enabled=true}: {@code l} has
- * {@code rows} rows over 65,536 keys (k STRING, v BIGINT with NULLs, s STRING), {@code r} one row
- * per key (k STRING, w BIGINT, t STRING), so the join emits one row per left row whichever input
- * arrives first. Same generators ({@link KeyedSqlBenchmark.Gen} for the left), blackhole sink,
+ * {@code rows} rows over {@code keys} keys (k STRING, v BIGINT with NULLs, s STRING), {@code r}
+ * {@code fanOut} rows per key (k STRING, w BIGINT, t STRING), so the join emits {@code fanOut}
+ * rows per left row whichever input arrives first. Three shapes: 65,536 keys with one right row
+ * each (the flattering one), 64 keys (few keys: every probe hits one of 64 hot state entries), and
+ * 8,192 keys with 8 right rows each (fan-out: 8 output rows per left row, where stock emits
+ * a lazy {@code JoinedRowData} and the native join builds every output row). Same generators
+ * ({@link KeyedSqlBenchmark.Gen} for the left), blackhole sink,
  * parallelism 1, one MiniCluster; a warm-up pair, then alternating pairs; rows per second (left
  * rows) from the job's submission to its end. Each installed run asserts that the join is native.
  *
@@ -32,22 +36,27 @@ import io.sluice.flink.Sluice;
 public final class JoinSqlBenchmark {
     static final int KEYS = 65_536;
 
-    /** Right row i: the key of left key index i, w = i, t one of 1,024 strings. */
+    /** Right row i: the key of left key index {@code i % keys}, w = i, t one of 1,024 strings. */
     static final class Dim implements GeneratorFunction<Long, RowData> {
         private static final long serialVersionUID = 1L;
+        private final int keys;
+
+        Dim(int keys) {
+            this.keys = keys;
+        }
 
         @Override
         public RowData map(Long index) {
             long i = index;
             GenericRowData r = new GenericRowData(3);
-            r.setField(0, StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i)));
+            r.setField(0, StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i % keys)));
             r.setField(1, i);
             r.setField(2, StringData.fromString("dim " + (i & 1023)));
             return r;
         }
     }
 
-    static double run(long rows, boolean installed) throws Exception {
+    static double run(long rows, int keys, int fanOut, boolean installed) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
@@ -55,10 +64,11 @@ public final class JoinSqlBenchmark {
             tEnv.getConfig().getConfiguration().setString("sluice.operator.join.enabled", "true");
             Sluice.install(tEnv);
         }
-        DataStream<RowData> left = env.fromSource(new DataGeneratorSource<>(new KeyedSqlBenchmark.Gen(KEYS), rows,
+        DataStream<RowData> left = env.fromSource(new DataGeneratorSource<>(new KeyedSqlBenchmark.Gen(keys), rows,
                 RateLimiterStrategy.noOp(), InternalTypeInfo.of(KeyedSqlBenchmark.TYPE)), WatermarkStrategy.noWatermarks(),
                 "left").setParallelism(1);
-        DataStream<RowData> right = env.fromSource(new DataGeneratorSource<>(new Dim(), KEYS, RateLimiterStrategy.noOp(),
+        DataStream<RowData> right = env.fromSource(new DataGeneratorSource<>(new Dim(keys), (long) keys * fanOut,
+                RateLimiterStrategy.noOp(),
                 InternalTypeInfo.of(KeyedSqlBenchmark.TYPE)), WatermarkStrategy.noWatermarks(), "right").setParallelism(1);
         tEnv.createTemporaryView("l", tEnv.fromDataStream(left));
         tEnv.createTemporaryView("r", tEnv.fromDataStream(right).as("k", "w", "t"));
@@ -73,9 +83,13 @@ public final class JoinSqlBenchmark {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         SqlPairs.onMiniCluster(() -> {
-            System.out.printf(Locale.ROOT, "join: %d left rows, %d right rows, pairs %d (after 1 warm-up pair)%n", rows,
-                    KEYS, pairs);
-            SqlPairs.pairs("INNER join on a string key", pairs, installed -> run(rows, installed));
+            System.out.printf(Locale.ROOT, "join: %d left rows, pairs %d (after 1 warm-up pair)%n", rows, pairs);
+            SqlPairs.pairs("INNER join on a string key, 65,536 keys x 1", pairs, installed -> run(rows, KEYS, 1,
+                    installed));
+            SqlPairs.pairs("INNER join on a string key, 64 keys x 1", pairs, installed -> run(rows, 64, 1, installed));
+            // A tenth of the left rows: the join emits 8 rows for each.
+            SqlPairs.pairs("INNER join on a string key, 8,192 keys x 8 (fan-out)", pairs, installed -> run(rows / 10,
+                    8192, 8, installed));
         });
     }
 }

@@ -85,8 +85,8 @@ class JoinPlannerParityTest {
         q.add(Query.of("LEFT over the upsert table", "SELECT u.k, u.v, b.id FROM ku u LEFT JOIN jr b ON u.k = b.k",
                 MATERIALIZED, "ChangelogNormalize", "Join").with(ON, "true"));
         // must stay stock, with the reason
-        q.add(stock("join off by default", String.format(INSERT_ONLY, "INNER"), "Join",
-                "sluice.operator.join.enabled=false"));
+        q.add(stock("join switched off", String.format(INSERT_ONLY, "INNER"), "Join",
+                "sluice.operator.join.enabled=false").with(ON, "false"));
         q.add(stock("state TTL", String.format(INSERT_ONLY, "LEFT"), "Join", "state TTL")
                 .with(ON, "true").with("table.exec.state.ttl", "1 h"));
         q.add(stock("semi join", "SELECT id, k FROM kt WHERE k IN (SELECT k FROM jr)", "Join", "IN / EXISTS").with(ON, "true"));
