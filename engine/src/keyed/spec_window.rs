@@ -2,13 +2,16 @@
 //! ([`sluice_keyed::WindowAggregate`]).
 //!
 //! ```text
-//! window keys=columns rowtime=column window=win aggs=agg(,agg)* [offset=ms]
+//! window keys=columns rowtime=column window=win [aggs=agg(,agg)*] [offset=ms]
 //!        [window_time=true|false] [max_parallelism=..] [budget=..]
 //! win := tumble(size) | hop(size,slide) | cumulate(max_size,step)   sizes in milliseconds
 //! ```
 //! `keys=` may be empty (a window aggregate without GROUP BY); `rowtime=`
 //! names an Int64 or `Timestamp(Millisecond)` column; `aggs=` takes what
-//! `group_agg` takes except `first_value` / `last_value`. `update_before=`
+//! `group_agg` takes except `first_value` / `last_value`; without `aggs=` the
+//! operator has no aggregates and emits one row per key and window that
+//! received a row (`GROUP BY k, window_start, window_end` with no aggregate
+//! call, as Nexmark q8 writes it). `update_before=`
 //! is accepted and has no effect (the output is insert-only).
 //!
 //! Output rows (all `+I`, emitted by [`KeyedOperator::advance_watermark`](super::KeyedOperator::advance_watermark)):
@@ -54,7 +57,10 @@ pub(crate) fn window_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Sc
         window =
             window.with_offset(o.parse::<i64>().map_err(|_| spec_err(format!("offset=`{o}` is not milliseconds")))?);
     }
-    let aggs = plain_aggs(get("aggs").ok_or_else(|| spec_err("window needs `aggs=`"))?, schema, "window")?;
+    let aggs = match get("aggs") {
+        Some(a) => plain_aggs(a, schema, "window")?,
+        None => Vec::new(),
+    };
     let window_time = match get("window_time") {
         None | Some("true") => true,
         Some("false") => false,

@@ -156,6 +156,11 @@ class WindowPlannerParityTest {
                 "WindowAggregate"));
         q.add(twoPhase(Query.of("two-phase HOP without keys", "SELECT window_start, window_end, COUNT(v), MIN(s) FROM "
                 + hop("wo") + " GROUP BY window_start, window_end", CHANGELOG, "WindowAggregate")).parallelism(4));
+        // GROUP BY key and window with no aggregate call (Nexmark q8's two windows).
+        q.add(Query.of("TUMBLE by key without aggregates", "SELECT k, window_start, window_end FROM " + tumble("wl")
+                + " GROUP BY k, window_start, window_end", CHANGELOG, "WindowAggregate"));
+        q.add(twoPhase(Query.of("two-phase HOP by key without aggregates", "SELECT k, window_end FROM " + hop("wo")
+                + " GROUP BY k, window_start, window_end", CHANGELOG, "WindowAggregate")).parallelism(4));
         // must stay stock, with the reason
         q.add(stock("FIRST_VALUE", "SELECT k, window_start, window_end, FIRST_VALUE(v) FROM " + tumble("wl")
                 + " GROUP BY k, window_start, window_end", "WindowAggregate", "FIRST_VALUE"));

@@ -152,12 +152,9 @@ public final class WindowAggregateSubstitution {
             }
             aggs.add(a);
         }
-        if (aggs.isEmpty()) {
-            return Match.stock("a window aggregate without aggregates: the native window needs one");
-        }
         int rowtime = ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex();
         String spec = "window keys=" + KeyedSpecs.list(keys) + " rowtime=" + rowtime + " window=" + win
-                + " aggs=" + String.join(",", aggs) + " window_time=" + props.equals("time");
+                + (aggs.isEmpty() ? "" : " aggs=" + String.join(",", aggs)) + " window_time=" + props.equals("time");
         RowType out = PlanContext.rowType(agg);
         String reason = KeyedChecks.probe(spec, in, out);
         if (reason != null) {
