@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! window keys=columns rowtime=column window=win [aggs=agg(,agg)*] [offset=ms]
-//!        [window_time=true|false] [max_parallelism=..] [budget=..]
+//!        [window_time=true|false] [attached=true|false] [max_parallelism=..] [budget=..]
 //! win := tumble(size) | hop(size,slide) | cumulate(max_size,step)   sizes in milliseconds
 //! ```
 //! `keys=` may be empty (a window aggregate without GROUP BY); `rowtime=`
@@ -11,7 +11,10 @@
 //! `group_agg` takes except `first_value` / `last_value`; without `aggs=` the
 //! operator has no aggregates and emits one row per key and window that
 //! received a row (`GROUP BY k, window_start, window_end` with no aggregate
-//! call, as Nexmark q8 writes it). `update_before=`
+//! call, as Nexmark q8 writes it). `attached=true` is a window attached by
+//! an upstream window TVF (Flink's `WindowAttachedWindowingStrategy`, e.g.
+//! Nexmark q5's second aggregate): `rowtime=` then names the input's
+//! `window_end` column and each row belongs to that one window. `update_before=`
 //! is accepted and has no effect (the output is insert-only).
 //!
 //! Output rows (all `+I`, emitted by [`KeyedOperator::advance_watermark`](super::KeyedOperator::advance_watermark)):
@@ -29,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::keyed::spec::{column, plain_aggs, spec_err, OperatorSpec, SpecKind};
 
 /// The options of `window`.
-pub(crate) const WINDOW_OPTIONS: &[&str] = &["rowtime", "window", "aggs", "offset", "window_time"];
+pub(crate) const WINDOW_OPTIONS: &[&str] = &["rowtime", "window", "aggs", "offset", "window_time", "attached"];
 
 /// The `window` options (see the module docs).
 pub(crate) fn window_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Schema) -> Result<SpecKind> {
@@ -61,6 +64,11 @@ pub(crate) fn window_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Sc
         Some(a) => plain_aggs(a, schema, "window")?,
         None => Vec::new(),
     };
+    match get("attached") {
+        None | Some("false") => {}
+        Some("true") => window = window.attached(),
+        Some(v) => return Err(spec_err(format!("attached=`{v}` (expected true or false)"))),
+    }
     let window_time = match get("window_time") {
         None | Some("true") => true,
         Some("false") => false,

@@ -128,6 +128,26 @@ fn without_aggregates_one_row_per_key_and_window() {
 }
 
 #[test]
+fn an_attached_window_takes_the_window_end_from_the_row() {
+    // The rows of an upstream HOP(10, 5) aggregate: `t` is their window_end.
+    let mut op =
+        KeyedOperator::new(schema(), "window keys= rowtime=t window=hop(10,5) attached=true aggs=max(v)").unwrap();
+    op.push(&batch(&[("a", 3, 10), ("b", 7, 10), ("a", 2, 15)]), &[RowKind::Insert; 3]).unwrap();
+    let (out, _) = op.advance_watermark(9).unwrap();
+    let ts = |b: &RecordBatch, c: usize, i: usize| b.column(c).as_primitive::<TimestampMillisecondType>().value(i);
+    assert_eq!(out.num_rows(), 1);
+    let max = out.column(0).as_primitive::<Int64Type>().value(0);
+    assert_eq!((max, ts(&out, 1, 0), ts(&out, 2, 0)), (7, 0, 10));
+    // A row of the fired window is late and dropped.
+    op.push(&batch(&[("c", 100, 10)]), &[RowKind::Insert]).unwrap();
+    let (out, _) = op.advance_watermark(14).unwrap();
+    let max = out.column(0).as_primitive::<Int64Type>().value(0);
+    assert_eq!((out.num_rows(), max, ts(&out, 1, 0), ts(&out, 2, 0)), (1, 2, 5, 15));
+    let e = parse("window keys= rowtime=t window=tumble(5) attached=yes aggs=count(*)", &schema()).unwrap_err();
+    assert!(e.to_string().contains("attached=`yes`"), "{e}");
+}
+
+#[test]
 fn window_time_false_leaves_the_column_out() {
     let spec = "window keys=k rowtime=t window=tumble(10) aggs=count(*) window_time=false";
     let mut op = KeyedOperator::new(schema(), spec).unwrap();

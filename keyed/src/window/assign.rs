@@ -48,25 +48,44 @@ pub struct WindowSpec {
     pub kind: WindowKind,
     /// Window offset (shifts every window boundary). Default 0.
     pub offset: i64,
+    /// A window attached by an upstream window TVF
+    /// (`WindowAttachedWindowingStrategy`): the rowtime column holds each
+    /// row's `window_end`, so a row belongs to exactly that window, which is
+    /// its only slice (`SliceAssigners.WindowedSliceAssigner`); `kind` still
+    /// gives `window_start` from the end. Default false.
+    pub attached: bool,
 }
 
 impl WindowSpec {
     /// `TUMBLE(size)`.
     pub fn tumble(size: i64) -> Self {
-        WindowSpec { kind: WindowKind::Tumble { size }, offset: 0 }
+        WindowSpec { kind: WindowKind::Tumble { size }, offset: 0, attached: false }
     }
     /// `HOP(slide, size)`.
     pub fn hop(size: i64, slide: i64) -> Self {
-        WindowSpec { kind: WindowKind::Hop { size, slide }, offset: 0 }
+        WindowSpec { kind: WindowKind::Hop { size, slide }, offset: 0, attached: false }
     }
     /// `CUMULATE(step, max_size)`.
     pub fn cumulate(max_size: i64, step: i64) -> Self {
-        WindowSpec { kind: WindowKind::Cumulate { max_size, step }, offset: 0 }
+        WindowSpec { kind: WindowKind::Cumulate { max_size, step }, offset: 0, attached: false }
     }
     /// With a window offset.
     pub fn with_offset(mut self, offset: i64) -> Self {
         self.offset = offset;
         self
+    }
+    /// The same window attached by an upstream window TVF: rows carry their
+    /// `window_end` in the rowtime column (see [`WindowSpec::attached`]).
+    pub fn attached(mut self) -> Self {
+        self.attached = true;
+        self
+    }
+
+    /// Whether a window is one slice, fired and expired alone: TUMBLE and
+    /// every attached window.
+    #[inline]
+    pub(crate) fn is_single_slice(&self) -> bool {
+        self.attached || matches!(self.kind, WindowKind::Tumble { .. })
     }
 
     /// Checks the sizes as the assigners' constructors do (same conditions,
@@ -132,6 +151,9 @@ impl WindowSpec {
     /// The end of the slice holding `ts` (`assignSliceEnd`).
     #[inline]
     pub(crate) fn slice_end(&self, ts: i64) -> i64 {
+        if self.attached {
+            return ts;
+        }
         let i = self.interval();
         window_start_with_offset(ts, self.offset, i).wrapping_add(i)
     }
@@ -139,6 +161,9 @@ impl WindowSpec {
     /// The end of the last window holding slice `slice_end` (`getLastWindowEnd`).
     #[inline]
     pub(crate) fn last_window_end(&self, slice_end: i64) -> i64 {
+        if self.attached {
+            return slice_end;
+        }
         match self.kind {
             WindowKind::Tumble { .. } => slice_end,
             WindowKind::Hop { size, slide } => slice_end.wrapping_sub(slide).wrapping_add(size),
@@ -170,7 +195,7 @@ impl WindowSpec {
     #[inline]
     pub(crate) fn merge_target(&self, slice_end: i64) -> i64 {
         match self.kind {
-            WindowKind::Cumulate { .. } => self.first_slice_end(slice_end),
+            WindowKind::Cumulate { .. } if !self.attached => self.first_slice_end(slice_end),
             _ => slice_end,
         }
     }
@@ -178,6 +203,9 @@ impl WindowSpec {
     /// The window after the one ending at `end` that the same key must fire
     /// (`nextTriggerWindow`), given whether the fired window was empty.
     pub(crate) fn next_trigger(&self, end: i64, empty: bool) -> Option<i64> {
+        if self.attached {
+            return None;
+        }
         match self.kind {
             WindowKind::Tumble { .. } => None,
             WindowKind::Hop { slide, .. } => (!empty).then(|| end.wrapping_add(slide)),
@@ -191,7 +219,7 @@ impl WindowSpec {
     /// HOP: the number of slices in a window.
     pub(crate) fn slices_per_window(&self) -> i64 {
         match self.kind {
-            WindowKind::Hop { size, slide } => size / slide,
+            WindowKind::Hop { size, slide } if !self.attached => size / slide,
             _ => 1,
         }
     }
@@ -199,6 +227,9 @@ impl WindowSpec {
     /// The slices to clear once the window ending at `end` fired
     /// (`expiredSlices`); at most two.
     pub(crate) fn expired(&self, end: i64) -> [Option<i64>; 2] {
+        if self.attached {
+            return [Some(end), None];
+        }
         match self.kind {
             WindowKind::Tumble { .. } => [Some(end), None],
             WindowKind::Hop { slide, .. } => [Some(self.window_start(end).wrapping_add(slide)), None],
@@ -258,6 +289,14 @@ mod tests {
         assert_eq!((c.next_trigger(2000, false), c.next_trigger(3000, false)), (Some(3000), None));
         assert_eq!(WindowSpec::tumble(10).with_offset(3).slice_end(2), 3);
         assert!(is_fired(1000, 999) && !is_fired(1000, 998) && !is_fired(i64::MAX, i64::MAX));
+        // Attached: the rowtime is the window end; the window is its one slice.
+        let a = WindowSpec::hop(3000, 1000).attached();
+        assert_eq!((a.slice_end(4000), a.last_window_end(4000), a.window_start(4000)), (4000, 4000, 1000));
+        assert_eq!(
+            (a.expired(4000), a.next_trigger(4000, false), a.slices_per_window()),
+            ([Some(4000), None], None, 1)
+        );
+        assert!(a.is_single_slice() && !h.is_single_slice());
     }
 
     #[test]

@@ -59,12 +59,15 @@ impl WindowAggregate {
     fn fire(&mut self, key: u32, end: i64) -> Result<()> {
         let win = self.opts.window;
         let Self { state, accs, .. } = self;
-        match win.kind {
-            WindowKind::Tumble { .. } => {
-                if let Some(&s) = state.slices.get(&(key, end)) {
-                    self.emit(key, s, end);
-                }
+        if win.is_single_slice() {
+            if let Some(&s) = state.slices.get(&(key, end)) {
+                self.emit(key, s, end);
             }
+            return Ok(());
+        }
+        match win.kind {
+            // Fired above: a tumbling window is a single slice.
+            WindowKind::Tumble { .. } => {}
             WindowKind::Hop { slide, .. } => {
                 // A fresh accumulator merges the window's slices, newest first
                 // (`HoppingSlicesIterable`); its heap is not state.

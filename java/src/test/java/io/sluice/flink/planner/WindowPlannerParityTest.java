@@ -161,6 +161,15 @@ class WindowPlannerParityTest {
                 + " GROUP BY k, window_start, window_end", CHANGELOG, "WindowAggregate"));
         q.add(twoPhase(Query.of("two-phase HOP by key without aggregates", "SELECT k, window_end FROM " + hop("wo")
                 + " GROUP BY k, window_start, window_end", CHANGELOG, "WindowAggregate")).parallelism(4));
+        // A window aggregate over an upstream window aggregate's windows (WindowAttachedWindowingStrategy, as
+        // Nexmark q5's MaxBids): each row belongs to the window its window_end names.
+        String counts = "SELECT k, window_start, window_end, COUNT(*) AS c, MAX(s) AS m FROM " + hop("wl")
+                + " GROUP BY k, window_start, window_end";
+        q.add(Query.of("attached window over HOP", "SELECT window_start, window_end, MAX(c), COUNT(*), MIN(m) FROM ("
+                + counts + ") GROUP BY window_start, window_end", CHANGELOG, "WindowAggregate", "WindowAggregate"));
+        q.add(onePhase(Query.of("one-phase attached window by key", "SELECT window_end, SUM(c) FROM (" + counts
+                + ") GROUP BY m, window_start, window_end", CHANGELOG, "WindowAggregate", "WindowAggregate"))
+                .parallelism(4));
         // must stay stock, with the reason
         q.add(stock("FIRST_VALUE", "SELECT k, window_start, window_end, FIRST_VALUE(v) FROM " + tumble("wl")
                 + " GROUP BY k, window_start, window_end", "WindowAggregate", "FIRST_VALUE"));

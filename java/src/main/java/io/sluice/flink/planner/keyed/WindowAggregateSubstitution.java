@@ -10,6 +10,7 @@ import org.apache.flink.table.planner.plan.logical.CumulativeWindowSpec;
 import org.apache.flink.table.planner.plan.logical.HoppingWindowSpec;
 import org.apache.flink.table.planner.plan.logical.TimeAttributeWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.TumblingWindowSpec;
+import org.apache.flink.table.planner.plan.logical.WindowAttachedWindowingStrategy;
 import org.apache.flink.table.planner.plan.logical.WindowSpec;
 import org.apache.flink.table.planner.plan.logical.WindowingStrategy;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalExchange;
@@ -109,9 +110,18 @@ public final class WindowAggregateSubstitution {
 
     private static Match build(StreamPhysicalWindowAggregateBase agg, RelNode input, int[] keys,
             WindowingStrategy windowing, org.apache.calcite.rel.type.RelDataType rowType, PlanContext ctx) {
-        if (!(windowing instanceof TimeAttributeWindowingStrategy)) {
-            return Match.stock("windowing " + windowing.getClass().getSimpleName() + " (a window attached by an "
-                    + "upstream window TVF): the native window assigns windows from the rowtime column itself");
+        // The column the native window reads its time from: the rowtime, or for a window attached by an
+        // upstream window aggregate (Nexmark q5's second aggregate) that aggregate's window_end, which names
+        // the one window a row belongs to (SliceAssigners.WindowedSliceAssigner).
+        int rowtime;
+        boolean attached = windowing instanceof WindowAttachedWindowingStrategy;
+        if (windowing instanceof TimeAttributeWindowingStrategy) {
+            rowtime = ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex();
+        } else if (attached) {
+            rowtime = ((WindowAttachedWindowingStrategy) windowing).getWindowEnd();
+        } else {
+            return Match.stock("windowing " + windowing.getClass().getSimpleName() + ": the native window takes a "
+                    + "rowtime column or a window attached by an upstream window aggregate");
         }
         if (!windowing.isRowtime()) {
             return Match.stock("a processing-time window: the native window fires on event time only");
@@ -152,9 +162,9 @@ public final class WindowAggregateSubstitution {
             }
             aggs.add(a);
         }
-        int rowtime = ((TimeAttributeWindowingStrategy) windowing).getTimeAttributeIndex();
         String spec = "window keys=" + KeyedSpecs.list(keys) + " rowtime=" + rowtime + " window=" + win
-                + (aggs.isEmpty() ? "" : " aggs=" + String.join(",", aggs)) + " window_time=" + props.equals("time");
+                + (aggs.isEmpty() ? "" : " aggs=" + String.join(",", aggs)) + " window_time=" + props.equals("time")
+                + (attached ? " attached=true" : "");
         RowType out = PlanContext.rowType(agg);
         String reason = KeyedChecks.probe(spec, in, out);
         if (reason != null) {
