@@ -29,8 +29,9 @@ pub enum Operator {
     /// `over`: [`OverAggregate`] (boxed: its per-step buffers make it the
     /// largest operator by far).
     Over(Box<OverAggregate>),
-    /// `window`: [`WindowAggregate`].
-    Window(WindowAggregate),
+    /// `window`: [`WindowAggregate`] (boxed, as `Over`: its state and
+    /// per-batch buffers make it larger than the others).
+    Window(Box<WindowAggregate>),
 }
 
 /// A keyed operator created from a spec string (see [`spec`]),
@@ -185,7 +186,9 @@ impl KeyedOperator {
             }
             SpecKind::TopN { .. } => Operator::TopN(topn_operator(s, &spec)?),
             SpecKind::Over(o) => Operator::Over(Box::new(crate::keyed::spec_over::over_operator(s, &spec, o)?)),
-            SpecKind::Window { .. } => Operator::Window(crate::keyed::spec_window::window_operator(s, &spec)?),
+            SpecKind::Window { .. } => {
+                Operator::Window(Box::new(crate::keyed::spec_window::window_operator(s, &spec)?))
+            }
         };
         let raw_out = match &operator {
             Operator::GroupAgg(g) => g.output_schema(),
