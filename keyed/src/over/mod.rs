@@ -98,10 +98,10 @@ use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
-use crate::state::{Accounting, ByteKeyMap};
+use crate::state::Accounting;
 
 use state::{KeyState, Pending};
-use store::Store;
+use store::{KeyTable, Store};
 
 /// The time attribute the OVER orders by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -239,7 +239,7 @@ impl OverAggregate {
             format: SnapshotFormat { tag: OpTag::Over, max_parallelism: opts.max_parallelism, fingerprint },
             outs: states.iter().map(|_| OutBuf::default()).collect(),
             store: Store {
-                map: ByteKeyMap::default(),
+                map: KeyTable::default(),
                 keys: Vec::new(),
                 aggs: states,
                 free: Vec::new(),

@@ -43,7 +43,7 @@ impl OverAggregate {
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
         let by_slot = self.pending_by_slot();
-        let entries = self.store.map.iter().map(|(k, v)| (&**k, v));
+        let entries = self.store.map.iter();
         Ok(self.format.write(range, entries, |&s, w| self.write_key(s, &by_slot, w)))
     }
 
@@ -54,7 +54,7 @@ impl OverAggregate {
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
         let by_slot = self.pending_by_slot();
-        let entries = self.store.map.iter().map(|(k, v)| (&**k, v));
+        let entries = self.store.map.iter();
         Ok(self.format.write_by_key_group(range, entries, |&s, w| self.write_key(s, &by_slot, w)))
     }
 
