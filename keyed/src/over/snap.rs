@@ -109,7 +109,7 @@ impl OverAggregate {
         let res = self.read_keys(bytes, range, &mut staged, &mut staged_rows, &mut staged_bytes).and_then(|rows| {
             let mut keys: Vec<&[u8]> = staged.iter().map(|(k, _)| &**k).collect();
             keys.sort_unstable();
-            if keys.windows(2).any(|w| w[0] == w[1]) || keys.iter().any(|k| self.store.map.contains_key(*k)) {
+            if keys.windows(2).any(|w| w[0] == w[1]) || keys.iter().any(|k| self.store.map.contains_key(k)) {
                 return Err(invalid_arg("restore: a restored key is already in state"));
             }
             let heap: usize = staged
