@@ -68,7 +68,8 @@
 //! # Memory
 //! Keys are the partition key's Flink `BinaryRowData` bytes, borrowed from
 //! the batch's [`KeyBlock`] for the probe and copied once, when a key enters
-//! state. A proctime running fold drives the accumulators straight over the
+//! state (`store::KeyTable`: each key hashed once per row, its hash kept
+//! beside it). A proctime running fold drives the accumulators straight over the
 //! batch's columns and returns them as the output's input columns: a batch
 //! whose keys are all in state allocates only its output arrays. Bounded
 //! frames keep each key's rows (arrow-row bytes) in one reused buffer
