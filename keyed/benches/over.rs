@@ -10,6 +10,9 @@
 //! * `over/running_fold`: `COUNT(*), SUM(v) OVER (PARTITION BY p ORDER BY
 //!   proctime ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`
 //!   (`ProcTimeUnboundedPrecedingFunction`), every key already in state.
+//!   The printed lines add `key_copy`: the owned variant's extra work alone
+//!   (a fresh `Vec` per row's key bytes, copied and freed), the floor that
+//!   bounds borrowed / owned (2× needs borrowed ≤ key_copy per row).
 //! * `over/bounded_rows`: `SUM(v), MAX(v) OVER (… ROWS BETWEEN 9 PRECEDING
 //!   AND CURRENT ROW)` (`ProcTimeRowsBoundedPrecedingFunction`: a retraction
 //!   and an accumulation per row once the frames are full).
@@ -30,7 +33,7 @@ use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_keyed::{AggSpec, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
+use sluice_keyed::{AggSpec, FlinkKeyEncoder, KeyBlock, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
@@ -122,10 +125,20 @@ fn running_fold(c: &mut Criterion) {
         let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
         let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
         let mut run_m = || model.step(black_box(&b));
+        // The owned variant's extra work alone: one fresh `Vec` per row's
+        // key bytes, copied and freed (its floor: 2× needs borrowed ≤ this).
+        let enc = FlinkKeyEncoder::try_new(b.columns(), &[0]).unwrap();
+        let mut block = KeyBlock::new();
+        block.fill_flink(&enc).unwrap();
+        let mut run_k = || {
+            for i in 0..block.len() {
+                drop(black_box(block.row(i).to_vec()));
+            }
+        };
         report(
             "over/running_fold",
             parts,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m), ("key_copy", &mut run_k)],
         );
         g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
         g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));

@@ -43,7 +43,7 @@ use arrow_array::types::{
 use arrow_array::{
     Array, ArrayRef, BinaryViewArray, BooleanArray, GenericBinaryArray, GenericStringArray, StringViewArray,
 };
-use arrow_buffer::NullBuffer;
+use arrow_buffer::{ArrowNativeType, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
 
 use crate::error::{invalid_arg, Error, Result};
@@ -93,6 +93,22 @@ enum Col<'a> {
 struct KeyCol<'a> {
     col: Col<'a>,
     nulls: Option<&'a NullBuffer>,
+}
+
+impl KeyCol<'_> {
+    /// Whether row `i` is non-NULL.
+    #[inline(always)]
+    fn valid(&self, i: usize) -> bool {
+        self.nulls.is_none_or(|n| n.is_valid(i))
+    }
+
+    /// Whether the column is a string or binary (a variable-width field).
+    fn is_var(&self) -> bool {
+        matches!(
+            self.col,
+            Col::Utf8(_) | Col::LargeUtf8(_) | Col::Utf8View(_) | Col::Bin(_) | Col::LargeBin(_) | Col::BinView(_)
+        )
+    }
 }
 
 /// Flink `BinaryRowData` key rows (projection layout, RowKind 0) for the key
@@ -147,12 +163,7 @@ impl<'a> FlinkKeyEncoder<'a> {
 
     /// Whether every key row has the same size (no variable-length fields).
     pub fn is_fixed_width(&self) -> bool {
-        self.cols.iter().all(|c| {
-            !matches!(
-                c.col,
-                Col::Utf8(_) | Col::LargeUtf8(_) | Col::Utf8View(_) | Col::Bin(_) | Col::LargeBin(_) | Col::BinView(_)
-            )
-        })
+        !self.cols.iter().any(KeyCol::is_var)
     }
 }
 
@@ -250,6 +261,172 @@ impl KeyEncoder for FlinkKeyEncoder<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Copies `b` to `data[at..]` (the caller sized `data` for every write).
+#[inline(always)]
+fn put_at(data: &mut [u8], at: usize, b: &[u8]) {
+    if let Some(d) = data.get_mut(at..at + b.len()) {
+        d.copy_from_slice(b);
+    }
+}
+
+/// Copies a long value (more than 7 bytes) to `data[at..]`, whose padding
+/// to the next multiple of 8 is zero and in range. Values of up to 16 bytes
+/// (most string keys) are two word stores, the second the source's last
+/// word shifted down (an overlapping read that leaves the padding zero), so
+/// they make no `memcpy` call; longer ones are copied with `memcpy`.
+#[inline(always)]
+fn put_long(data: &mut [u8], at: usize, b: &[u8]) {
+    let len = b.len();
+    let padded = len.div_ceil(8) * 8;
+    let Some(d) = data.get_mut(at..at + padded) else { return };
+    match (d.first_chunk_mut::<16>(), b.first_chunk::<8>(), b.last_chunk::<8>()) {
+        (Some(d), Some(first), Some(last)) if len <= 16 => {
+            d[..8].copy_from_slice(first);
+            let tail = u64::from_le_bytes(*last) >> (8 * (16 - len));
+            d[8..].copy_from_slice(&tail.to_le_bytes());
+        }
+        // 8 bytes exactly (padded to 8, no second word), or more than 16.
+        _ => {
+            if let Some(d) = d.get_mut(..len) {
+                d.copy_from_slice(b);
+            }
+        }
+    }
+}
+
+/// Calls `f(row, start)` for every row of a block whose rows end at
+/// `ends`, `start` the row's first byte.
+#[inline(always)]
+fn each_start(ends: &[usize], mut f: impl FnMut(usize, usize)) {
+    let mut start = 0;
+    for (i, &e) in ends.iter().enumerate() {
+        f(i, start);
+        start = e;
+    }
+}
+
+/// Row `i`'s bytes of a string or binary key column (the caller skips NULL
+/// rows, whatever bytes their offsets span). One implementation per layout,
+/// so the fill loops below are monomorphised and never dispatch per row.
+trait VarAt<'a> {
+    fn at(&self, i: usize) -> &'a [u8];
+}
+
+/// An offsets-and-data column (Utf8, LargeUtf8, Binary, LargeBinary).
+struct Offs<'a, O>(&'a [O], &'a [u8]);
+
+impl<'a, O: ArrowNativeType> VarAt<'a> for Offs<'a, O> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &'a [u8] {
+        match (self.0.get(i), self.0.get(i + 1)) {
+            (Some(s), Some(e)) => self.1.get(s.as_usize()..e.as_usize()).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+struct StrViews<'a>(&'a StringViewArray);
+
+impl<'a> VarAt<'a> for StrViews<'a> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &'a [u8] {
+        if i < self.0.len() {
+            self.0.value(i).as_bytes()
+        } else {
+            &[]
+        }
+    }
+}
+
+struct BinViews<'a>(&'a BinaryViewArray);
+
+impl<'a> VarAt<'a> for BinViews<'a> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &'a [u8] {
+        if i < self.0.len() {
+            self.0.value(i)
+        } else {
+            &[]
+        }
+    }
+}
+
+/// Runs `$body` with `$v` bound to the [`VarAt`] of the variable-width
+/// column `$col` (nothing for a fixed-width one).
+macro_rules! with_var {
+    ($col:expr, $v:ident => $body:expr) => {
+        match $col {
+            Col::Utf8(a) => {
+                let $v = Offs(a.value_offsets(), a.value_data());
+                $body
+            }
+            Col::LargeUtf8(a) => {
+                let $v = Offs(a.value_offsets(), a.value_data());
+                $body
+            }
+            Col::Bin(a) => {
+                let $v = Offs(a.value_offsets(), a.value_data());
+                $body
+            }
+            Col::LargeBin(a) => {
+                let $v = Offs(a.value_offsets(), a.value_data());
+                $body
+            }
+            Col::Utf8View(a) => {
+                let $v = StrViews(a);
+                $body
+            }
+            Col::BinView(a) => {
+                let $v = BinViews(a);
+                $body
+            }
+            _ => {}
+        }
+    };
+}
+
+/// Adds each non-NULL long value's padded length to its row's size.
+fn var_sizes<'a>(v: impl VarAt<'a>, kc: &KeyCol<'_>, sizes: &mut [usize]) {
+    for (i, e) in sizes.iter_mut().enumerate() {
+        let len = v.at(i).len();
+        if len > 7 && kc.valid(i) {
+            *e = e.saturating_add(len.div_ceil(8) * 8);
+        }
+    }
+}
+
+/// Writes one variable-width key column into every row (rows ending at
+/// `ends`, the slot at `off`): short values inline, long ones at the row's
+/// `cursor` (absolute), which moves on past each.
+fn var_write<'a>(
+    v: impl VarAt<'a>,
+    kc: &KeyCol<'_>,
+    off: usize,
+    ends: &[usize],
+    cursor: &mut [usize],
+    data: &mut [u8],
+) {
+    let mut start = 0;
+    for (i, (&end, c)) in ends.iter().zip(cursor.iter_mut()).enumerate() {
+        let row_start = std::mem::replace(&mut start, end);
+        if !kc.valid(i) {
+            continue;
+        }
+        let b = v.at(i);
+        let slot = row_start + off;
+        let len = b.len();
+        if len <= 7 {
+            put_at(data, slot, b);
+            put_at(data, slot + 7, &[0x80 | len as u8]);
+        } else {
+            put_long(data, *c, b);
+            let rel = (*c - row_start) as u64;
+            put_at(data, slot, &((rel << 32) | len as u64).to_le_bytes());
+            *c += len.div_ceil(8) * 8;
+        }
     }
 }
 
@@ -367,6 +544,9 @@ impl KeyPlan {
 pub struct KeyBlock {
     data: Vec<u8>,
     ends: Vec<usize>,
+    /// Scratch of [`fill_flink`](KeyBlock::fill_flink) for variable-width
+    /// keys: per row, where its next variable-part byte goes.
+    cursor: Vec<usize>,
     /// Row size when every row has the same size, else 0.
     stride: usize,
     len: usize,
@@ -406,7 +586,7 @@ impl KeyBlock {
     /// As [`KeyEncoder::encode_row`].
     pub fn fill_flink(&mut self, enc: &FlinkKeyEncoder<'_>) -> Result<()> {
         if !enc.is_fixed_width() {
-            return self.fill(enc);
+            return self.fill_var(enc);
         }
         let (n, stride) = (enc.num_rows, enc.fixed);
         self.ends.clear();
@@ -449,6 +629,66 @@ impl KeyBlock {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// [`fill_flink`](KeyBlock::fill_flink) for keys with strings or
+    /// binaries, a column at a time as well: one pass sizes every row (fixed
+    /// part plus each long value padded to 8) into `ends`, the block is
+    /// zeroed once at its final size, then each key column is written into
+    /// every row, long values appended at the row's variable-part cursor.
+    /// The bytes are exactly [`FlinkKeyEncoder::encode_row`]'s (the
+    /// `columnar_fill` property test compares them); a row over Flink's
+    /// offset limit falls back to the row writer for its exact error.
+    fn fill_var(&mut self, enc: &FlinkKeyEncoder<'_>) -> Result<()> {
+        let (n, fixed) = (enc.num_rows, enc.fixed);
+        self.stride = 0;
+        self.len = 0;
+        self.ends.clear();
+        self.ends.resize(n, fixed);
+        for kc in &enc.cols {
+            with_var!(&kc.col, v => var_sizes(v, kc, &mut self.ends));
+        }
+        if self.ends.iter().any(|&e| e > MAX_ROW_BYTES) {
+            return self.fill(enc);
+        }
+        // Sizes to ends; the variable-part cursor of every row starts at its fixed part.
+        self.cursor.clear();
+        self.cursor.reserve(n);
+        let mut at = 0usize;
+        for e in &mut self.ends {
+            self.cursor.push(at + fixed);
+            at += *e;
+            *e = at;
+        }
+        self.data.clear();
+        self.data.resize(at, 0);
+        for (f, kc) in enc.cols.iter().enumerate() {
+            let off = enc.nb + 8 * f;
+            let (data, cursor, ends) = (&mut self.data, &mut self.cursor, &self.ends);
+            match &kc.col {
+                Col::Bool(a) => each_start(ends, |i, s| put_at(data, s + off, &[a.value(i) as u8])),
+                Col::I8(v) => each_start(ends, |i, s| put_at(data, s + off, &[v[i] as u8])),
+                Col::I16(v) => each_start(ends, |i, s| put_at(data, s + off, &v[i].to_le_bytes())),
+                Col::I32(v) => each_start(ends, |i, s| put_at(data, s + off, &v[i].to_le_bytes())),
+                Col::F32(v) => each_start(ends, |i, s| put_at(data, s + off, &v[i].to_bits().to_le_bytes())),
+                Col::I64(v) => each_start(ends, |i, s| put_at(data, s + off, &v[i].to_le_bytes())),
+                Col::F64(v) => each_start(ends, |i, s| put_at(data, s + off, &v[i].to_bits().to_le_bytes())),
+                Col::Dec(v) => each_start(ends, |i, s| put_at(data, s + off, &(v[i] as i64).to_le_bytes())),
+                var => with_var!(var, v => var_write(v, kc, off, ends, cursor, data)),
+            }
+            if let Some(nulls) = kc.nulls.filter(|n| n.null_count() > 0) {
+                let bit = f + 8;
+                for i in 0..n {
+                    if nulls.is_null(i) {
+                        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+                        self.data[start + off..start + off + 8].fill(0);
+                        self.data[start + (bit >> 3)] |= 1 << (bit & 7);
+                    }
+                }
+            }
+        }
+        self.len = n;
         Ok(())
     }
 

@@ -119,6 +119,11 @@ pub(crate) struct Plan<'a> {
     pub(crate) ops: &'a [u8],
     pub(crate) rows: Range<usize>,
     pub(crate) update_before: bool,
+    /// A running fold (OVER): every op is [`op::ACC`] and the caller reads
+    /// only each row's value after it, never the value before it nor the
+    /// "changed" flags. The numeric driver then runs a loop without them;
+    /// the values it appends are the same.
+    pub(crate) fold: bool,
 }
 
 /// One aggregate's pass over a batch: the planned rows and where their
@@ -314,6 +319,21 @@ pub(crate) fn drive_with<S, X>(
     let mut any_null = false;
     let Some((ops, slot_ids, ch)) = plan.rows_of(changed) else { return 0 };
     let mut delta = 0isize;
+    if plan.fold {
+        // Every op is ACC (debug-checked): accumulate, append the value after.
+        debug_assert!(ops.iter().all(|&o| o == op::ACC));
+        for (k, &slot) in slot_ids.iter().enumerate() {
+            let Some(s) = slots.get(slot as usize) else { continue };
+            delta += apply(s, input.at(r.start + k), true);
+            push(&mut vals, &mut valid, &mut any_null, value(s));
+        }
+        slots.finish();
+        let (nv, nb) = (vals.written(), valid.written());
+        commit(&mut out.vals, nv);
+        commit(&mut out.valid, nb);
+        out.any_null |= any_null;
+        return delta;
+    }
     for (k, ((&o, &slot), ch)) in ops.iter().zip(slot_ids).zip(ch.iter_mut()).enumerate() {
         if o == op::SKIP {
             continue;

@@ -311,7 +311,7 @@ impl GroupAggregate {
             if rows.is_empty() {
                 return Ok(());
             }
-            let plan = Plan { slots, ops, rows, update_before };
+            let plan = Plan { slots, ops, rows, update_before, fold: false };
             for (a, o) in aggs.iter_mut().zip(outs.iter_mut()) {
                 apply_delta(acct, a.update(columns, &plan, o, changed)?);
             }

@@ -68,7 +68,8 @@
 //! # Memory
 //! Keys are the partition key's Flink `BinaryRowData` bytes, borrowed from
 //! the batch's [`KeyBlock`] for the probe and copied once, when a key enters
-//! state. A proctime running fold drives the accumulators straight over the
+//! state (`store::KeyTable`: each key hashed once per row, its hash kept
+//! beside it). A proctime running fold drives the accumulators straight over the
 //! batch's columns and returns them as the output's input columns: a batch
 //! whose keys are all in state allocates only its output arrays. Bounded
 //! frames keep each key's rows (arrow-row bytes) in one reused buffer
@@ -98,10 +99,10 @@ use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
-use crate::state::{Accounting, ByteKeyMap};
+use crate::state::Accounting;
 
 use state::{KeyState, Pending};
-use store::Store;
+use store::{KeyTable, Store};
 
 /// The time attribute the OVER orders by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -239,7 +240,7 @@ impl OverAggregate {
             format: SnapshotFormat { tag: OpTag::Over, max_parallelism: opts.max_parallelism, fingerprint },
             outs: states.iter().map(|_| OutBuf::default()).collect(),
             store: Store {
-                map: ByteKeyMap::default(),
+                map: KeyTable::default(),
                 keys: Vec::new(),
                 aggs: states,
                 free: Vec::new(),

@@ -43,7 +43,7 @@ impl OverAggregate {
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
         let by_slot = self.pending_by_slot();
-        let entries = self.store.map.iter().map(|(k, v)| (&**k, v));
+        let entries = self.store.map.iter();
         Ok(self.format.write(range, entries, |&s, w| self.write_key(s, &by_slot, w)))
     }
 
@@ -54,7 +54,7 @@ impl OverAggregate {
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
         let by_slot = self.pending_by_slot();
-        let entries = self.store.map.iter().map(|(k, v)| (&**k, v));
+        let entries = self.store.map.iter();
         Ok(self.format.write_by_key_group(range, entries, |&s, w| self.write_key(s, &by_slot, w)))
     }
 
@@ -109,7 +109,7 @@ impl OverAggregate {
         let res = self.read_keys(bytes, range, &mut staged, &mut staged_rows, &mut staged_bytes).and_then(|rows| {
             let mut keys: Vec<&[u8]> = staged.iter().map(|(k, _)| &**k).collect();
             keys.sort_unstable();
-            if keys.windows(2).any(|w| w[0] == w[1]) || keys.iter().any(|k| self.store.map.contains_key(*k)) {
+            if keys.windows(2).any(|w| w[0] == w[1]) || keys.iter().any(|k| self.store.map.contains_key(k)) {
                 return Err(invalid_arg("restore: a restored key is already in state"));
             }
             let heap: usize = staged
