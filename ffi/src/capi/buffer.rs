@@ -100,7 +100,7 @@ impl sluice_buffer {
         if bytes.is_empty() {
             return Ok(Self::EMPTY);
         }
-        if cfg!(feature = "mimalloc") && bytes.as_ptr().addr() % BUFFER_ALIGN == 0 {
+        if cfg!(feature = "mimalloc") && bytes.as_ptr().addr().is_multiple_of(BUFFER_ALIGN) {
             let mut v = ManuallyDrop::new(std::mem::take(bytes));
             return Ok(sluice_buffer { ptr: v.as_mut_ptr(), len: v.len() as i64, cap: v.capacity() as i64 });
         }
@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(unsafe { std::slice::from_raw_parts(o.ptr.cast::<i64>(), 3) }, &[0, 7, 42]);
         let mut v: Vec<u8> = (0..100u8).collect();
         let mut d = sluice_buffer::take_bytes(&mut v).unwrap();
-        assert_eq!(d.ptr.addr() % BUFFER_ALIGN, 0);
+        assert!(d.ptr.addr().is_multiple_of(BUFFER_ALIGN));
         // SAFETY: a live buffer of `len` bytes.
         assert_eq!(unsafe { std::slice::from_raw_parts(d.ptr, d.len as usize) }, &(0..100u8).collect::<Vec<_>>()[..]);
         assert_eq!(v.is_empty(), cfg!(feature = "mimalloc"));
