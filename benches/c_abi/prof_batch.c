@@ -1,7 +1,8 @@
 /*
  * The C ABI path as perf sees it: 8,192-row batches of three Utf8 columns of
  * B random lowercase bytes, moved into sluice_concat (or the first column
- * into sluice_md5) `iters` times, the output released each time; prints the
+ * into sluice_md5, or sluice_replace of it with 'ab' -> 'XYZ') `iters` times,
+ * the output released each time; prints the
  * thread CPU time per row (mean and best call). For profiling:
  *
  *   cargo build --release -p sluice-ffi
@@ -9,7 +10,7 @@
  *       -L "$CARGO_TARGET_DIR/release" -lsluice -Wl,-rpath,"$CARGO_TARGET_DIR/release"
  *   perf record -g /tmp/prof_batch 256 400 concat && perf report --no-children
  *
- *   prof_batch [B=256] [iters=500] [concat|md5]
+ *   prof_batch [B=256] [iters=500] [concat|md5|replace]
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
@@ -38,6 +39,9 @@ int main(int argc, char **argv) {
     bufs[c][0] = NULL; bufs[c][1] = offs[c]; bufs[c][2] = data[c];
     sch[c] = (struct ArrowSchema){.format = "u", .name = "c", .flags = ARROW_FLAG_NULLABLE, .release = noop_schema_release};
   }
+  /* Length-1 Utf8 scalars for REPLACE. */
+  static int32_t ab_offs[2] = {0, 2}, xyz_offs[2] = {0, 3};
+  const void *ab_bufs[3] = {NULL, ab_offs, "ab"}, *xyz_bufs[3] = {NULL, xyz_offs, "XYZ"};
   double best = 1e30, total = 0;
   for (int it = 0; it < iters; it++) {
     struct ArrowArray in[3], out; struct ArrowSchema out_schema;
@@ -49,6 +53,11 @@ int main(int argc, char **argv) {
     double t = cpu_ns();
     int32_t rc;
     if (!strcmp(which, "md5")) rc = sluice_md5(&in[0], &sch[0], &out, &out_schema);
+    else if (!strcmp(which, "replace")) {
+      struct ArrowArray ab = {.length = 1, .n_buffers = 3, .buffers = ab_bufs, .release = noop_release};
+      struct ArrowArray xyz = {.length = 1, .n_buffers = 3, .buffers = xyz_bufs, .release = noop_release};
+      rc = sluice_replace(&in[0], &sch[0], &ab, &sch[1], &xyz, &sch[2], &out, &out_schema);
+    }
     else rc = sluice_concat(3, ins, ss, &out, &out_schema);
     if (rc) { fprintf(stderr, "rc %d %s\n", rc, sluice_last_error()); return 1; }
     out.release(&out); out_schema.release(&out_schema);

@@ -288,6 +288,30 @@ pub unsafe fn take_arg_list(
 /// `offsets` is NULL or holds `n_rows + 1` entries that stay valid and
 /// unmodified for `'a`.
 pub unsafe fn read_offsets<'a>(offsets: *const i64, n_rows: i64) -> FfiResult<&'a [i64]> {
+    // SAFETY: forwarded contract.
+    let offs = unsafe { read_offsets_unordered(offsets, n_rows) }?;
+    if !crate::capi::validate::non_decreasing(offs) {
+        let i = offs.windows(2).position(|w| w[1] < w[0]).unwrap_or(0);
+        return Err(FfiError::invalid(format!(
+            "offsets decrease at row {i}: offsets[{i}] = {}, offsets[{}] = {}",
+            offs[i],
+            i + 1,
+            offs[i + 1]
+        )));
+    }
+    Ok(offs)
+}
+
+/// [`read_offsets`] without the order check, for a callee that checks the
+/// order itself before reading anything by the offsets (the UTF-16 kernel's
+/// `check_offsets`: one pass per call instead of two).
+///
+/// # Errors
+/// As [`read_offsets`], except decreasing offsets.
+///
+/// # Safety
+/// As [`read_offsets`].
+pub unsafe fn read_offsets_unordered<'a>(offsets: *const i64, n_rows: i64) -> FfiResult<&'a [i64]> {
     check_not_null!(offsets, "offsets");
     if n_rows < 0 {
         return Err(FfiError::invalid(format!("n_rows is negative ({n_rows})")));
@@ -304,14 +328,6 @@ pub unsafe fn read_offsets<'a>(offsets: *const i64, n_rows: i64) -> FfiResult<&'
     let offs = unsafe { slice::from_raw_parts(offsets, n + 1) };
     if offs[0] < 0 {
         return Err(FfiError::invalid(format!("offsets[0] is negative ({})", offs[0])));
-    }
-    if let Some(i) = offs.windows(2).position(|w| w[1] < w[0]) {
-        return Err(FfiError::invalid(format!(
-            "offsets decrease at row {i}: offsets[{i}] = {}, offsets[{}] = {}",
-            offs[i],
-            i + 1,
-            offs[i + 1]
-        )));
     }
     Ok(offs)
 }

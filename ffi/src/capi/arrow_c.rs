@@ -300,6 +300,14 @@ unsafe fn import_with(array: FFI_ArrowArray, dt: &DataType, what: &str, trust_ut
     let data =
         unsafe { from_ffi_and_data_type(array, import_dt) }.map_err(|e| invalid_arrow(format!("{what}: {e}")))?;
     crate::capi::validate::validate_with(&data, what, trust_utf8)?;
+    if utf8 && trust_utf8 {
+        // SAFETY: the same buffers, fully validated as the binary twin of
+        // `dt` (same layout); the bytes are UTF-8 by the contract of the
+        // trusting callers (`import_copied_strings`, `import_copied_rows`).
+        // Built from the `ArrayData` directly: no binary array in between.
+        let data = unsafe { data.into_builder().data_type(dt.clone()).build_unchecked() };
+        return Ok(make_array(data));
+    }
     let values = make_array(data);
     if utf8 {
         sluice_kernels::validate::binary_to_utf8(&values).map_err(|e| FfiError::from(e).in_function(what))
@@ -355,12 +363,9 @@ pub unsafe fn import_copied_strings(
         // SAFETY: forwarded contract.
         return unsafe { import(array, dt, what) };
     }
-    // SAFETY: forwarded contract.
-    let bytes = unsafe { import_bytes(array, dt, what) }?;
-    // SAFETY: the same buffers, fully validated as the binary twin of `dt`
-    // (same layout); the bytes are UTF-8 by this function's contract.
-    let data = unsafe { bytes.to_data().into_builder().data_type(dt.clone()).build_unchecked() };
-    Ok(make_array(data))
+    // SAFETY: forwarded contract; a declared string type holds UTF-8 by
+    // this function's contract, which `import_with` then trusts.
+    unsafe { import_with(array, dt, what, true) }
 }
 
 /// Caller-allocated output structs, checked non-NULL before any work is

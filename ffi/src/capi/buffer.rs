@@ -1,6 +1,26 @@
 //! `struct sluice_buffer`: bytes owned by the library, handed to C.
+//!
+//! A buffer is either a fresh copy ([`sluice_buffer::from_bytes`]: an
+//! allocation of `len` bytes aligned to 8) or a vector the library built
+//! and hands over without copying it:
+//!
+//! * a `Vec<i64>` ([`sluice_buffer::from_i64_vec`]) always: its allocation
+//!   is `Layout::array::<i64>(capacity)`, exactly the `(cap, 8)` layout
+//!   [`sluice_buffer_free`] rebuilds, whatever the global allocator;
+//! * a `Vec<u8>` ([`sluice_buffer::take_bytes`]) only in the C library's
+//!   build (feature `mimalloc`, mimalloc the global allocator) and only when
+//!   its pointer is 8-aligned (checked: the header promises 8). Its layout
+//!   has alignment 1, so it is not freed through the Rust allocator API
+//!   with the `(cap, 8)` layout but with `mi_free`, which frees any
+//!   mimalloc block whatever alignment it was asked with. Without mimalloc
+//!   the bytes are copied, as before.
+//!
+//! Handing over is what the row encoder's output needs: copying megabytes
+//! of rows into a second buffer per batch was a third of
+//! `sluice_row_converter_arrow_to_rows` (benches/RESULTS.md, issue 19).
 
-use std::alloc::{alloc, dealloc, Layout};
+use std::alloc::{alloc, Layout};
+use std::mem::ManuallyDrop;
 use std::ptr;
 
 use crate::capi::error::{FfiError, FfiResult};
@@ -57,6 +77,65 @@ impl sluice_buffer {
         let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) };
         Self::from_bytes(bytes)
     }
+
+    /// Hands `values` (native endianness) over without copying them.
+    pub fn from_i64_vec(values: Vec<i64>) -> Self {
+        if values.capacity() == 0 {
+            return Self::EMPTY;
+        }
+        let mut v = ManuallyDrop::new(values);
+        // `Layout::array::<i64>(capacity)` = `(8 * capacity, 8)`: what
+        // `sluice_buffer_free` deallocates with. Both products fit: the
+        // vector exists, so its size in bytes fits `isize`.
+        sluice_buffer { ptr: v.as_mut_ptr().cast::<u8>(), len: 8 * v.len() as i64, cap: 8 * v.capacity() as i64 }
+    }
+
+    /// The bytes of `bytes` as a buffer: the vector itself (left empty)
+    /// where it can be handed over (see the module doc), else a copy (the
+    /// vector keeps its bytes and capacity, for reuse).
+    ///
+    /// # Errors
+    /// As [`Self::from_bytes`] (only when copying).
+    pub fn take_bytes(bytes: &mut Vec<u8>) -> FfiResult<Self> {
+        if bytes.is_empty() {
+            return Ok(Self::EMPTY);
+        }
+        if cfg!(feature = "mimalloc") && bytes.as_ptr().addr().is_multiple_of(BUFFER_ALIGN) {
+            let mut v = ManuallyDrop::new(std::mem::take(bytes));
+            return Ok(sluice_buffer { ptr: v.as_mut_ptr(), len: v.len() as i64, cap: v.capacity() as i64 });
+        }
+        Self::from_bytes(bytes)
+    }
+}
+
+#[cfg(feature = "mimalloc")]
+extern "C" {
+    /// mimalloc (linked statically by the `mimalloc` crate, the global
+    /// allocator with this feature): frees any block it allocated.
+    fn mi_free(p: *mut std::ffi::c_void);
+}
+
+/// Returns the allocation of a non-empty buffer.
+///
+/// # Safety
+/// `b` was made by one of the constructors above and not yet released.
+unsafe fn release(b: &sluice_buffer) {
+    #[cfg(feature = "mimalloc")]
+    {
+        // SAFETY: every buffer's allocation came from the global allocator,
+        // which is mimalloc with this feature (`lib.rs`); `mi_free` takes
+        // any of its blocks, whatever size and alignment it was asked for.
+        unsafe { mi_free(b.ptr.cast()) };
+    }
+    #[cfg(not(feature = "mimalloc"))]
+    {
+        // Without mimalloc only `(cap, 8)` allocations are handed out
+        // (`from_bytes`, `from_i64_vec`; `take_bytes` copies).
+        if let Ok(layout) = Layout::from_size_align(b.cap as usize, BUFFER_ALIGN) {
+            // SAFETY: allocated with exactly this layout, per the above.
+            unsafe { std::alloc::dealloc(b.ptr, layout) };
+        }
+    }
 }
 
 /// Frees a buffer the library filled and resets it to `{NULL, 0, 0}`.
@@ -74,10 +153,9 @@ pub unsafe extern "C" fn sluice_buffer_free(buf: *mut sluice_buffer) {
     // SAFETY: non-NULL, written by us per the contract.
     let b = unsafe { ptr::read_unaligned(buf) };
     if !b.ptr.is_null() && b.cap > 0 {
-        if let Ok(layout) = Layout::from_size_align(b.cap as usize, BUFFER_ALIGN) {
-            // SAFETY: allocated in `from_bytes` with exactly this layout.
-            unsafe { dealloc(b.ptr, layout) };
-        }
+        // SAFETY: a buffer written by libsluice, not yet freed (a freed one
+        // was reset to empty below).
+        unsafe { release(&b) };
     }
     // SAFETY: as above.
     unsafe { ptr::write_unaligned(buf, sluice_buffer::EMPTY) };
@@ -101,5 +179,26 @@ mod tests {
         unsafe { sluice_buffer_free(&mut b) };
         // SAFETY: NULL is a no-op.
         unsafe { sluice_buffer_free(ptr::null_mut()) };
+    }
+
+    #[test]
+    fn handed_over_vectors_read_back_and_free() {
+        let mut o = sluice_buffer::from_i64_vec(vec![0, 7, 42]);
+        assert_eq!((o.len, o.cap % 8), (24, 0));
+        // SAFETY: a live buffer of three i64s.
+        assert_eq!(unsafe { std::slice::from_raw_parts(o.ptr.cast::<i64>(), 3) }, &[0, 7, 42]);
+        let mut v: Vec<u8> = (0..100u8).collect();
+        let mut d = sluice_buffer::take_bytes(&mut v).unwrap();
+        assert!(d.ptr.addr().is_multiple_of(BUFFER_ALIGN));
+        // SAFETY: a live buffer of `len` bytes.
+        assert_eq!(unsafe { std::slice::from_raw_parts(d.ptr, d.len as usize) }, &(0..100u8).collect::<Vec<_>>()[..]);
+        assert_eq!(v.is_empty(), cfg!(feature = "mimalloc"));
+        // SAFETY: written by us.
+        unsafe {
+            sluice_buffer_free(&mut o);
+            sluice_buffer_free(&mut d);
+        }
+        assert!(sluice_buffer::from_i64_vec(Vec::new()).ptr.is_null());
+        assert!(sluice_buffer::take_bytes(&mut Vec::new()).unwrap().ptr.is_null());
     }
 }

@@ -11,7 +11,7 @@ use arrow_schema::DataType;
 
 use sluice_engine::flink_type::{output_field, STRING};
 
-use crate::capi::args::read_offsets;
+use crate::capi::args::read_offsets_unordered;
 use crate::capi::arrow_c::OutSlot;
 use crate::capi::error::FfiError;
 
@@ -37,8 +37,10 @@ pub unsafe extern "C" fn sluice_utf16_to_utf8(
 ) -> i32 {
     ffi_boundary!("sluice_utf16_to_utf8", {
         let slot = OutSlot::new(out, out_schema)?;
+        // The kernel checks the order (and `offsets[n_rows] <= units`)
+        // before it reads a unit.
         // SAFETY: the caller's contract (this function's `# Safety`).
-        let offs = unsafe { read_offsets(offsets, n_rows) }?;
+        let offs = unsafe { read_offsets_unordered(offsets, n_rows) }?;
         let n = offs.len() - 1;
         let total = usize::try_from(offs[n]).map_err(|_| FfiError::invalid("offsets[n_rows] does not fit usize"))?;
         let units: &[u16] = if total == 0 {

@@ -204,16 +204,11 @@ pub(crate) unsafe fn encode_rows(
     let kinds: Option<Vec<RowKind>> =
         kinds.map(|k| k.iter().map(|b| RowKind::from_byte(*b as u8).unwrap_or_default()).collect());
     conv.batch_to_rows_into(&rb, kinds.as_deref(), NullLayout::Serializer, rows)?;
-    let data = sluice_buffer::from_bytes(&rows.data)?;
-    let offsets = match sluice_buffer::from_i64s(&rows.offsets) {
-        Ok(o) => o,
-        Err(e) => {
-            let mut data = data;
-            // SAFETY: a buffer we just filled.
-            unsafe { crate::capi::buffer::sluice_buffer_free(&mut data) };
-            return Err(e);
-        }
-    };
+    // Handed over, not copied (`capi::buffer`): the next call on a handle
+    // encodes into fresh vectors, which mimalloc serves from the blocks the
+    // caller freed.
+    let data = sluice_buffer::take_bytes(&mut rows.data)?;
+    let offsets = sluice_buffer::from_i64_vec(std::mem::take(&mut rows.offsets));
     // SAFETY: both non-NULL (checked by the callers) and writable.
     unsafe {
         std::ptr::write_unaligned(out_data, data);
