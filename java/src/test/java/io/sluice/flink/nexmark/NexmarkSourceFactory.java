@@ -42,7 +42,10 @@ import org.apache.flink.util.Collector;
  * {@code (k, "k")}), {@code events}, {@code seed}, {@code rate} (event-time events/s) and
  * {@code run}, a run id under which the first generated row's {@link System#nanoTime()} is kept
  * ({@link #firstEventNanos}) for the benchmark's timing. The source runs at parallelism 1 over
- * the event numbers in order, so event time only grows.
+ * the event numbers in order, so event time only grows. The generator still hands its values over
+ * as a {@code Row} (its tests read them so); they are moved into the {@code GenericRowData} as
+ * they are, strings wrapped and epoch milliseconds made {@code TimestampData}, with no
+ * {@code DataStructureConverter}.
  */
 public final class NexmarkSourceFactory implements DynamicTableSourceFactory {
     static final String IDENTIFIER = "sluice-nexmark";
