@@ -14,8 +14,8 @@
 #
 # The CI-sized Nexmark parity run (NexmarkParityTest, tag `nexmark`: every
 # query, stock vs installed, 20,000 events) runs with the lines named in
-# NEXMARK_LINES (default flink-2; it takes ~4 minutes a line on 2 cores, so
-# CI runs it on one line): NEXMARK_LINES="flink-1.20 flink-2" runs both.
+# NEXMARK_LINES (default flink-2; it takes ~1.5 minutes a line on 2 shared cores,
+# so CI runs it on one line): NEXMARK_LINES="flink-1.20 flink-2" runs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh

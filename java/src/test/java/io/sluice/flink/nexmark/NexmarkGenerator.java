@@ -52,6 +52,7 @@ final class NexmarkGenerator implements Serializable {
     static final long BASE_TIME_MS = 1_436_918_400_000L;
 
     private final long seed;
+    private final long eventsPerSecond;
     private final double interEventDelayUs;
     private transient String[] hotUrls;
     private transient String[] channelUrls;
@@ -62,7 +63,18 @@ final class NexmarkGenerator implements Serializable {
      */
     NexmarkGenerator(long seed, long eventsPerSecond) {
         this.seed = seed;
+        this.eventsPerSecond = eventsPerSecond;
         this.interEventDelayUs = 1_000_000.0 / eventsPerSecond;
+    }
+
+    /** The seed of every draw. */
+    long seed() {
+        return seed;
+    }
+
+    /** The event-time rate, events/s. */
+    long rate() {
+        return eventsPerSecond;
     }
 
     /** The kind of event {@code n}: 0 person, 1 auction, 2 bid. */

@@ -3,12 +3,16 @@ package io.sluice.flink.nexmark;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableDescriptor;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
-import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 
 import io.sluice.flink.NodeReport;
@@ -16,19 +20,31 @@ import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
 
 /**
- * One Nexmark query run from a fresh environment, stock or with sluice installed: the collected
- * changelog folded into a digest of the materialized result (so a 10M-event result need not be
- * held), the wall time from submission to the last row, and for the installed run the planner's
- * node reports.
+ * One Nexmark query run from a fresh table environment, stock or with sluice installed, its
+ * result folded into a digest of the materialized result (so a 10M-event result need not be
+ * held), and for the installed run the planner's node reports. Two ways to the digest:
+ * <ul>
+ *   <li>{@link Output#COLLECT}: {@code execute().collect()} to the client, each row hashed there
+ *       from its external {@code Row} (the parity test's independent path); the time is from
+ *       submission to the last row;</li>
+ *   <li>{@link Output#DIGEST_SINK}: {@code INSERT INTO} the in-job digest sink
+ *       ({@link NexmarkDigestSinkFactory}, Nexmark's blackhole sink that still hashes), the
+ *       benchmark's path; the time is from the sources' first generated event to the job's end,
+ *       so job submission and start are not counted.</li>
+ * </ul>
  */
 final class NexmarkRun {
     /** The run's outcome. */
     record Result(Digest digest, double seconds, SluiceExplain explain) {}
 
+    /** Where the result goes. */
+    enum Output { COLLECT, DIGEST_SINK }
+
     /**
      * The materialized result as a multiset digest: +I/+U add a row's two 64-bit hashes, -U/-D
      * subtract them, so equal materialized results have equal digests whatever the order of the
-     * changelog; {@code rows} is the net row count, {@code changes} the changelog length.
+     * changelog; {@code rows} is the net row count, {@code changes} the changelog length
+     * ({@link NexmarkDigest} computes it).
      */
     record Digest(long rows, long h1, long h2, long changes) {
         @Override
@@ -41,67 +57,57 @@ final class NexmarkRun {
         }
     }
 
+    private static final AtomicLong RUNS = new AtomicLong();
+
     private NexmarkRun() {}
 
-    static Result run(String sql, boolean installed, NexmarkGenerator gen, long events, int parallelism)
-            throws Exception {
-        return run(sql, installed, gen, events, parallelism, java.util.Map.of());
-    }
-
-    /** As {@link #run(String, boolean, NexmarkGenerator, long, int)}, with {@code options} set on the environment. */
+    /**
+     * Runs {@code sql} over {@code events} events of {@code gen} at {@code parallelism}, with
+     * {@code options} set on the table environment, its result to {@code output}.
+     */
     static Result run(String sql, boolean installed, NexmarkGenerator gen, long events, int parallelism,
-            java.util.Map<String, String> options) throws Exception {
+            Map<String, String> options, Output output) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         options.forEach((k, v) -> tEnv.getConfig().getConfiguration().setString(k, v));
-        NexmarkTables.register(env, tEnv, gen, events);
+        String run = "nexmark-" + RUNS.incrementAndGet();
+        NexmarkTables.register(tEnv, gen.seed(), gen.rate(), events, run);
         SluiceExplain explain = null;
         if (installed) {
             Sluice.install(tEnv);
             explain = Sluice.explain(tEnv, sql);
         }
-        long rows = 0;
-        long h1 = 0;
-        long h2 = 0;
-        long changes = 0;
+        return output == Output.COLLECT ? collect(tEnv, sql, explain, run) : digestSink(tEnv, sql, explain, run);
+    }
+
+    private static Result collect(StreamTableEnvironment tEnv, String sql, SluiceExplain explain, String run)
+            throws Exception {
+        NexmarkDigest digest = new NexmarkDigest();
         long start = System.nanoTime();
         try (CloseableIterator<Row> it = tEnv.sqlQuery(sql).execute().collect()) {
             while (it.hasNext()) {
                 Row r = it.next();
-                long sign = r.getKind() == RowKind.INSERT || r.getKind() == RowKind.UPDATE_AFTER ? 1 : -1;
-                String text = text(r);
-                rows += sign;
-                h1 += sign * fnv(text);
-                h2 += sign * mix(text.hashCode() * 0x9E3779B97F4A7C15L + text.length());
-                changes++;
+                digest.add(r.getKind(), NexmarkDigest.rowText(r));
             }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        return new Result(new Digest(rows, h1, h2, changes), seconds, explain);
+        NexmarkSourceFactory.firstEventNanos(run);
+        return new Result(digest.digest(), seconds, explain);
     }
 
-    /** The fields of a row as one string (RowKind excluded: the digest applies it). */
-    private static String text(Row r) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < r.getArity(); i++) {
-            sb.append(r.getField(i)).append('\u0001');
-        }
-        return sb.toString();
-    }
-
-    private static long fnv(String s) {
-        long h = 0xcbf29ce484222325L;
-        for (int i = 0; i < s.length(); i++) {
-            h = (h ^ s.charAt(i)) * 0x100000001b3L;
-        }
-        return mix(h);
-    }
-
-    private static long mix(long z) {
-        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
-        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
-        return z ^ (z >>> 33);
+    private static Result digestSink(StreamTableEnvironment tEnv, String sql, SluiceExplain explain, String run)
+            throws Exception {
+        Table query = tEnv.sqlQuery(sql);
+        Schema schema = Schema.newBuilder().fromRowDataType(query.getResolvedSchema().toPhysicalRowDataType()).build();
+        TableDescriptor sink = TableDescriptor.forConnector(NexmarkDigestSinkFactory.IDENTIFIER).schema(schema)
+                .option(NexmarkDigestSinkFactory.RUN, run).build();
+        long submitted = System.nanoTime();
+        query.insertInto(sink).execute().await();
+        long end = System.nanoTime();
+        long first = NexmarkSourceFactory.firstEventNanos(run);
+        long start = first == 0 || first < submitted ? submitted : first;
+        return new Result(NexmarkDigestSinkFactory.take(run), (end - start) / 1e9, explain);
     }
 
     /** The native nodes of a plan, in plan order, e.g. {@code Calc, Calc}. */
