@@ -21,3 +21,4 @@ pub mod operator_spec;
 pub mod search;
 pub mod text;
 pub mod transpose;
+pub mod window;

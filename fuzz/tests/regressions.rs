@@ -124,3 +124,29 @@ fn operator_spec_unknown_aggregate_empty_name() {
     assert!(input.text.contains("aggs=(2)"), "{:?}", input.text);
     sluice_fuzz::operator_spec::check(&input);
 }
+
+/// The window model check over each window kind, with a restore in the middle
+/// (hand-written inputs: the smoke run starts its corpus from nothing).
+#[test]
+fn window_model_each_kind_with_a_restore() {
+    use sluice_fuzz::window::{check, Input, Step};
+    let rows =
+        |base: u8| Step::Rows((0..12).map(|i| (i, (i % 5 != 0).then_some(i32::from(i) - 3), base + i * 3)).collect());
+    for kind in 0..4 {
+        check(&Input {
+            kind,
+            unit: 3,
+            slices: 2,
+            steps: vec![
+                rows(0),
+                Step::Watermark(7),
+                rows(5),
+                Step::Watermark(0),
+                rows(1),
+                Step::Watermark(40),
+                Step::Watermark(90),
+            ],
+            restore_at: 3,
+        });
+    }
+}
