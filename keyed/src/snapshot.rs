@@ -177,15 +177,6 @@ fn select_sorted<'v, V: 'v>(
     sel
 }
 
-fn write_header(w: &mut Writer, tag: OpTag, max_parallelism: i32, fingerprint: u64, sections: usize) {
-    w.buf.extend_from_slice(MAGIC);
-    w.buf.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-    w.u8(tag as u8);
-    w.u32(max_parallelism as u32);
-    w.u64(fingerprint);
-    w.u32(sections as u32);
-}
-
 /// One section: the entries of one key group (`group` is non-empty).
 fn write_section<V>(w: &mut Writer, group: &[(i32, &[u8], &V)], write_value: &mut impl FnMut(&V, &mut Writer)) {
     w.u32(group[0].0 as u32);
@@ -207,48 +198,6 @@ fn finish(mut w: Writer) -> Vec<u8> {
     w.buf
 }
 
-/// Writes the snapshot of `entries` (key bytes, value) in `range`.
-pub(crate) fn write_snapshot<'v, V: 'v>(
-    tag: OpTag,
-    max_parallelism: i32,
-    fingerprint: u64,
-    range: KeyGroupRange,
-    entries: impl Iterator<Item = (&'v [u8], &'v V)>,
-    mut write_value: impl FnMut(&V, &mut Writer),
-) -> Vec<u8> {
-    let sel = select_sorted(max_parallelism, range, entries);
-    let mut w = Writer::default();
-    let sections = sel.chunk_by(|a, b| a.0 == b.0).count();
-    write_header(&mut w, tag, max_parallelism, fingerprint, sections);
-    for group in sel.chunk_by(|a, b| a.0 == b.0) {
-        write_section(&mut w, group, &mut write_value);
-    }
-    finish(w)
-}
-
-/// Writes one complete snapshot per non-empty key group of `range`, in one
-/// pass over `entries`: `(key group, snapshot)` in ascending key group
-/// order. Each snapshot has one section and is restorable on its own (this
-/// is what Flink's raw keyed state wants: one stream per key group).
-pub(crate) fn write_snapshots_by_key_group<'v, V: 'v>(
-    tag: OpTag,
-    max_parallelism: i32,
-    fingerprint: u64,
-    range: KeyGroupRange,
-    entries: impl Iterator<Item = (&'v [u8], &'v V)>,
-    mut write_value: impl FnMut(&V, &mut Writer),
-) -> Vec<(i32, Vec<u8>)> {
-    let sel = select_sorted(max_parallelism, range, entries);
-    sel.chunk_by(|a, b| a.0 == b.0)
-        .map(|group| {
-            let mut w = Writer::default();
-            write_header(&mut w, tag, max_parallelism, fingerprint, 1);
-            write_section(&mut w, group, &mut write_value);
-            (group[0].0, finish(w))
-        })
-        .collect()
-}
-
 /// What identifies one operator's snapshots: its tag, its max parallelism
 /// (the key groups) and its configuration fingerprint. Every keyed operator
 /// keeps one and writes and reads its snapshots through it.
@@ -260,24 +209,52 @@ pub(crate) struct SnapshotFormat {
 }
 
 impl SnapshotFormat {
-    /// [`write_snapshot`] of this operator's `entries` in `range`.
+    /// Writes the snapshot of `entries` (key bytes, value) in `range`.
     pub(crate) fn write<'v, V: 'v>(
         &self,
         range: KeyGroupRange,
         entries: impl Iterator<Item = (&'v [u8], &'v V)>,
-        write_value: impl FnMut(&V, &mut Writer),
+        mut write_value: impl FnMut(&V, &mut Writer),
     ) -> Vec<u8> {
-        write_snapshot(self.tag, self.max_parallelism, self.fingerprint, range, entries, write_value)
+        let sel = select_sorted(self.max_parallelism, range, entries);
+        let mut w = Writer::default();
+        let sections = sel.chunk_by(|a, b| a.0 == b.0).count();
+        self.write_header(&mut w, sections);
+        for group in sel.chunk_by(|a, b| a.0 == b.0) {
+            write_section(&mut w, group, &mut write_value);
+        }
+        finish(w)
     }
 
-    /// [`write_snapshots_by_key_group`] of this operator's `entries` in `range`.
+    /// Writes one complete snapshot per non-empty key group of `range`, in
+    /// one pass over `entries`: `(key group, snapshot)` in ascending key
+    /// group order. Each snapshot has one section and is restorable on its
+    /// own (this is what Flink's raw keyed state wants: one stream per key
+    /// group).
     pub(crate) fn write_by_key_group<'v, V: 'v>(
         &self,
         range: KeyGroupRange,
         entries: impl Iterator<Item = (&'v [u8], &'v V)>,
-        write_value: impl FnMut(&V, &mut Writer),
+        mut write_value: impl FnMut(&V, &mut Writer),
     ) -> Vec<(i32, Vec<u8>)> {
-        write_snapshots_by_key_group(self.tag, self.max_parallelism, self.fingerprint, range, entries, write_value)
+        let sel = select_sorted(self.max_parallelism, range, entries);
+        sel.chunk_by(|a, b| a.0 == b.0)
+            .map(|group| {
+                let mut w = Writer::default();
+                self.write_header(&mut w, 1);
+                write_section(&mut w, group, &mut write_value);
+                (group[0].0, finish(w))
+            })
+            .collect()
+    }
+
+    fn write_header(&self, w: &mut Writer, sections: usize) {
+        w.buf.extend_from_slice(MAGIC);
+        w.buf.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        w.u8(self.tag as u8);
+        w.u32(self.max_parallelism as u32);
+        w.u64(self.fingerprint);
+        w.u32(sections as u32);
     }
 
     /// [`read_snapshot`] of a snapshot this operator's configuration wrote.
@@ -303,7 +280,7 @@ const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;
 /// or, for a damaged header or checksum, the key group(s) the snapshot's
 /// first section claims. The format version is checked before the checksum,
 /// so a snapshot of another format version is reported as such.
-pub(crate) fn read_snapshot(
+fn read_snapshot(
     bytes: &[u8],
     tag: OpTag,
     max_parallelism: i32,

@@ -55,7 +55,7 @@ use crate::flink_hash::check_parallelism;
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::RowKind;
-use crate::snapshot::fnv1a;
+use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
 use crate::state::Accounting;
 use cond::Condition;
 use state::SideState;
@@ -244,7 +244,7 @@ pub struct StreamingJoin {
     /// Bit positions in the key row's null bits of the fields compared with `=`.
     null_filtered: Vec<usize>,
     acct: Accounting,
-    fingerprint: u64,
+    format: SnapshotFormat,
     arena: bumpalo::Bump,
     /// Reused per-row scratch: the row's packed condition bytes.
     packed: Vec<u8>,
@@ -312,7 +312,7 @@ impl StreamingJoin {
             cond,
             null_filtered,
             acct: Accounting::new(opts.state_budget),
-            fingerprint,
+            format: SnapshotFormat { tag: OpTag::Join, max_parallelism: opts.max_parallelism, fingerprint },
             out_schema,
             opts,
             arena: bumpalo::Bump::new(),

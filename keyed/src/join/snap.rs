@@ -11,7 +11,7 @@
 
 use crate::error::{invalid_arg, Result};
 use crate::flink_hash::KeyGroupRange;
-use crate::snapshot::{read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag, Reader, Writer};
+use crate::snapshot::{Reader, Writer};
 
 use super::state::{Bucket, Entry, SideState, ViewKind};
 use super::StreamingJoin;
@@ -44,14 +44,7 @@ impl StreamingJoin {
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
         let entries = self.snapshot_entries();
-        Ok(write_snapshot(
-            OpTag::Join,
-            self.opts.max_parallelism,
-            self.fingerprint,
-            range,
-            entries.iter().map(|(k, v)| (*k, v)),
-            write_bucket,
-        ))
+        Ok(self.format.write(range, entries.iter().map(|(k, v)| (*k, v)), write_bucket))
     }
 
     /// One snapshot per non-empty key group of `range` (ascending); each
@@ -61,14 +54,7 @@ impl StreamingJoin {
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
         let entries = self.snapshot_entries();
-        Ok(write_snapshots_by_key_group(
-            OpTag::Join,
-            self.opts.max_parallelism,
-            self.fingerprint,
-            range,
-            entries.iter().map(|(k, v)| (*k, v)),
-            write_bucket,
-        ))
+        Ok(self.format.write_by_key_group(range, entries.iter().map(|(k, v)| (*k, v)), write_bucket))
     }
 
     /// Adds the join keys of `bytes` in `range` to the state.
@@ -81,7 +67,7 @@ impl StreamingJoin {
         let kinds = [self.left_state.kind, self.right_state.kind];
         let (lb, rb) = (&self.left, &self.right);
         let (lc, rc) = (&self.cond.left, &self.cond.right);
-        read_snapshot(bytes, OpTag::Join, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
+        self.format.read(bytes, range, |key, r| {
             let side = r.u8("side")?;
             if side > 1 {
                 return Err(r.corrupt(format!("side {side} is neither left (0) nor right (1)")));

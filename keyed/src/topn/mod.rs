@@ -61,7 +61,7 @@ use crate::group_agg::check_schema;
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
-use crate::snapshot::fnv1a;
+use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 use rank::{Out, Partition, Top1};
@@ -154,7 +154,7 @@ pub struct TopN {
     partition_columns: Vec<usize>,
     key_plan: KeyPlan,
     opts: TopNOptions,
-    fingerprint: u64,
+    format: SnapshotFormat,
     sort_conv: RowConverter,
     sort_rows: Rows,
     parts: ByteKeyMap<Partition>,
@@ -226,8 +226,8 @@ impl TopN {
             partition_columns,
             key_plan,
             acct: Accounting::new(opts.state_budget),
+            format: SnapshotFormat { tag: OpTag::TopN, max_parallelism: opts.max_parallelism, fingerprint },
             opts,
-            fingerprint,
             sort_conv,
             sort_rows,
             parts: ByteKeyMap::default(),

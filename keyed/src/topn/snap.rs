@@ -17,7 +17,7 @@ use super::rank::Partition;
 use super::{TopN, TopNStrategy, ENTRY_OVERHEAD, ROW_OVERHEAD};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::KeyGroupRange;
-use crate::snapshot::{read_snapshot, write_snapshot, write_snapshots_by_key_group, OpTag, Writer};
+use crate::snapshot::Writer;
 
 fn write_partition(p: &Partition, w: &mut Writer) {
     w.u32(p.rows as u32);
@@ -33,7 +33,7 @@ impl TopN {
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
         let entries = self.parts.iter().map(|(k, v)| (&**k, v));
-        Ok(write_snapshot(OpTag::TopN, self.opts.max_parallelism, self.fingerprint, range, entries, write_partition))
+        Ok(self.format.write(range, entries, write_partition))
     }
 
     /// One snapshot per non-empty key group of `range` (ascending), written
@@ -42,9 +42,8 @@ impl TopN {
     /// # Errors
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
-        let (m, f) = (self.opts.max_parallelism, self.fingerprint);
         let entries = self.parts.iter().map(|(k, v)| (&**k, v));
-        Ok(write_snapshots_by_key_group(OpTag::TopN, m, f, range, entries, write_partition))
+        Ok(self.format.write_by_key_group(range, entries, write_partition))
     }
 
     /// Adds the partitions of `bytes` in `range` to the state, all or nothing.
@@ -60,7 +59,7 @@ impl TopN {
         let mut spans: Vec<(usize, usize)> = Vec::new();
         let codec = &self.codec;
         let top1 = self.opts.strategy == TopNStrategy::FastTop1;
-        read_snapshot(bytes, OpTag::TopN, self.opts.max_parallelism, self.fingerprint, range, |key, r| {
+        self.format.read(bytes, range, |key, r| {
             let n = r.count("row count", 4)?;
             if n == 0 || (top1 && n > 1) {
                 return Err(r.corrupt(format!("a partition of {n} rows")));
