@@ -32,10 +32,11 @@ use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use arrow_select::take::take;
 use hashbrown::hash_map::EntryRef;
 
-use crate::error::{invalid_arg, Error, Result};
+use crate::error::{Error, Result};
 use crate::flink_hash::KeyGroupRange;
 use crate::keyed_rows::{admit_key, emit_update, read_stored_row, replace_stored, KeyedRows, KeyedRowsConfig};
 use crate::row_kind::RowKind;
+use crate::rowtime::check_rowtime_column;
 use crate::snapshot::{fnv1a, OpTag};
 use crate::state::{ByteKeyMap, KeyProbe};
 
@@ -168,17 +169,7 @@ impl Deduplicate {
             fingerprint,
         })?;
         if let DedupOrder::RowTime { column } = opts.order {
-            let f = schema
-                .fields()
-                .get(column)
-                .ok_or_else(|| invalid_arg(format!("rowtime column {column} out of range")))?;
-            if !matches!(f.data_type(), DataType::Int64 | DataType::Timestamp(TimeUnit::Millisecond, _)) {
-                return Err(Error::UnsupportedType {
-                    column,
-                    data_type: f.data_type().clone(),
-                    role: "a rowtime attribute",
-                });
-            }
+            check_rowtime_column(&schema, column, "a rowtime attribute")?;
         }
         Ok(Deduplicate { core, opts, seen: ByteKeyMap::default(), kept: ByteKeyMap::default(), emit_rows: Vec::new() })
     }

@@ -48,6 +48,7 @@ pub mod normalize;
 pub mod over;
 mod payload;
 pub mod row_kind;
+mod rowtime;
 pub mod snapshot;
 pub mod state;
 pub mod topn;

@@ -87,7 +87,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{Field, Schema, SchemaRef};
 use bumpalo::Bump;
 
 use crate::agg::{refuse_filter_distinct, resolve, AggSpec};
@@ -98,6 +98,7 @@ use crate::group_agg::{check_schema, Aggregate};
 use crate::key_encoder::{KeyBlock, KeyPlan};
 use crate::payload::PayloadCodec;
 use crate::row_kind::{check_kinds_len, RowKind};
+use crate::rowtime::check_rowtime_column;
 use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
 use crate::state::Accounting;
 
@@ -376,17 +377,7 @@ fn mode_of(schema: &Schema, opts: &OverOptions) -> Result<Mode> {
             )),
         },
         OverTime::RowTime { column } => {
-            let f = schema
-                .fields()
-                .get(column)
-                .ok_or_else(|| invalid_arg(format!("rowtime column {column} out of range")))?;
-            if !matches!(f.data_type(), DataType::Int64 | DataType::Timestamp(TimeUnit::Millisecond, _)) {
-                return Err(Error::UnsupportedType {
-                    column,
-                    data_type: f.data_type().clone(),
-                    role: "a rowtime (Int64 or Timestamp(Millisecond))",
-                });
-            }
+            check_rowtime_column(schema, column, "a rowtime (Int64 or Timestamp(Millisecond))")?;
             match opts.frame {
                 OverFrame::RowsUnbounded => Ok(Mode::RowUnbounded { range: false }),
                 OverFrame::RangeUnbounded => Ok(Mode::RowUnbounded { range: true }),
