@@ -18,6 +18,7 @@ use super::store::ROW_OVERHEAD;
 use super::OverAggregate;
 use crate::error::{invalid_arg, Result};
 use crate::flink_hash::KeyGroupRange;
+use crate::payload::PayloadCodec;
 use crate::snapshot::{Reader, Writer};
 use crate::state::ENTRY_OVERHEAD;
 
@@ -181,10 +182,7 @@ impl OverAggregate {
             }
             let n = r.count("frame row count", 12)?;
             for _ in 0..n {
-                let ts = r.i64("frame row timestamp")?;
-                let at = r.pos();
-                let row = r.bytes("frame row")?;
-                codec.validate(row, at)?;
+                let (ts, row) = read_timed_row(r, codec, ["frame row timestamp", "frame row"])?;
                 charged += row.len() + ROW_OVERHEAD;
                 if let Some(ks) = store.keys.get_mut(s) {
                     ks.frame.push(ts, row);
@@ -192,10 +190,7 @@ impl OverAggregate {
             }
             let n = r.count("buffered row count", 12)?;
             for _ in 0..n {
-                let ts = r.i64("buffered row timestamp")?;
-                let at = r.pos();
-                let row = r.bytes("buffered row")?;
-                codec.validate(row, at)?;
+                let (ts, row) = read_timed_row(r, codec, ["buffered row timestamp", "buffered row"])?;
                 charged += row.len() + ROW_OVERHEAD;
                 staged_rows.push((s as u32, ts, staged_bytes.len(), row.len()));
                 staged_bytes.extend_from_slice(row);
@@ -208,4 +203,14 @@ impl OverAggregate {
         })?;
         Ok(charged)
     }
+}
+
+/// One stored `(timestamp, row)` of a key's frame or buffer, the row
+/// checked against the input schema; `labels` name the two in errors.
+fn read_timed_row<'b>(r: &mut Reader<'b>, codec: &PayloadCodec, labels: [&str; 2]) -> Result<(i64, &'b [u8])> {
+    let ts = r.i64(labels[0])?;
+    let at = r.pos();
+    let row = r.bytes(labels[1])?;
+    codec.validate(row, at)?;
+    Ok((ts, row))
 }
