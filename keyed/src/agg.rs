@@ -89,6 +89,17 @@ impl std::fmt::Debug for AggSpec {
     }
 }
 
+/// The constructors of the calls over one input column: `$name(col)` is
+/// the call of kind `$kind` on `col`.
+macro_rules! column_calls {
+    ($($(#[$doc:meta])* $name:ident => $kind:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(col: usize) -> Self {
+            Self::of(AggKind::$kind, Some(col))
+        }
+    )*};
+}
+
 impl AggSpec {
     fn of(kind: AggKind, column: Option<usize>) -> Self {
         AggSpec { kind, column, name: None, filter: None, distinct: false }
@@ -97,37 +108,23 @@ impl AggSpec {
     pub fn count_star() -> Self {
         Self::of(AggKind::CountStar, None)
     }
-    /// `COUNT(col)`
-    pub fn count(col: usize) -> Self {
-        Self::of(AggKind::Count, Some(col))
-    }
-    /// `SUM(col)`
-    pub fn sum(col: usize) -> Self {
-        Self::of(AggKind::Sum, Some(col))
-    }
-    /// `$SUM0(col)`
-    pub fn sum0(col: usize) -> Self {
-        Self::of(AggKind::Sum0, Some(col))
-    }
-    /// `MIN(col)`
-    pub fn min(col: usize) -> Self {
-        Self::of(AggKind::Min, Some(col))
-    }
-    /// `MAX(col)`
-    pub fn max(col: usize) -> Self {
-        Self::of(AggKind::Max, Some(col))
-    }
-    /// `AVG(col)`
-    pub fn avg(col: usize) -> Self {
-        Self::of(AggKind::Avg, Some(col))
-    }
-    /// `FIRST_VALUE(col)`
-    pub fn first_value(col: usize) -> Self {
-        Self::of(AggKind::FirstValue, Some(col))
-    }
-    /// `LAST_VALUE(col)`
-    pub fn last_value(col: usize) -> Self {
-        Self::of(AggKind::LastValue, Some(col))
+    column_calls! {
+        /// `COUNT(col)`
+        count => Count;
+        /// `SUM(col)`
+        sum => Sum;
+        /// `$SUM0(col)`
+        sum0 => Sum0;
+        /// `MIN(col)`
+        min => Min;
+        /// `MAX(col)`
+        max => Max;
+        /// `AVG(col)`
+        avg => Avg;
+        /// `FIRST_VALUE(col)`
+        first_value => FirstValue;
+        /// `LAST_VALUE(col)`
+        last_value => LastValue;
     }
     /// Sets the output field name.
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
