@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
-use common::{changelog, kvt_schema as schema, Cell, KeyedOp as Op};
+use common::{changelog, kvt_schema as schema, Cell, KeyedOp as Op, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -26,19 +26,32 @@ use RowKind::*;
 type In = (String, Option<i64>, i64);
 
 fn batch(rows: &[In]) -> RecordBatch {
-    common::str_i64_i64(schema(), rows)
-}
-
-fn cells(r: &In) -> Vec<Cell> {
-    common::str_i64_i64_cells(r)
+    common::batch_of(schema(), rows)
 }
 
 fn rec(kind: RowKind, k: &str, v: i64, t: i64) -> (RowKind, Vec<Cell>) {
-    (kind, cells(&(k.to_string(), Some(v), t)))
+    (kind, (k.to_string(), Some(v), t).cells())
 }
 
 fn run(op: &mut dyn Op, input: &[(RowKind, In)], sizes: &[usize]) -> Vec<(RowKind, Vec<Cell>)> {
     common::in_batches(input, sizes, |rows, kinds| op.step(&batch(rows), kinds).unwrap())
+}
+
+/// Runs `phase1` (input, batch size) through an operator of `make`,
+/// snapshots it, restores the snapshot into a fresh one and runs `phase2`
+/// there: the changelog of both phases.
+fn run_across_restore<O: Op>(
+    make: impl Fn() -> O,
+    phase1: (&[(RowKind, In)], usize),
+    phase2: (&[(RowKind, In)], usize),
+) -> Vec<(RowKind, Vec<Cell>)> {
+    let mut op = make();
+    let mut got = run(&mut op, phase1.0, &[phase1.1]);
+    let snap = op.snap(KeyGroupRange::all(128));
+    let mut op = make();
+    op.rest(&snap, KeyGroupRange::all(128)).unwrap();
+    got.extend(run(&mut op, phase2.0, &[phase2.1]));
+    got
 }
 
 fn dedup(keep: Keep, order: DedupOrder, ub: bool, ins: bool) -> Deduplicate {
@@ -117,12 +130,7 @@ fn flink_rowtime_keep_last() {
     let p1 = ins(&[("key1", 13, 99), ("key1", 12, 100), ("key2", 11, 101)]);
     let p2 = ins(&[("key1", 12, 300), ("key2", 11, 301), ("key3", 5, 299)]);
     for (ub, insf) in [(true, true), (true, false), (false, true), (false, false)] {
-        let mut op = dedup(Keep::Last, ROWTIME, ub, insf);
-        let mut got = run(&mut op, &p1, &[2]);
-        let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
-        let mut op = dedup(Keep::Last, ROWTIME, ub, insf);
-        op.restore(&snap, KeyGroupRange::all(128)).unwrap();
-        got.extend(run(&mut op, &p2, &[3]));
+        let got = run_across_restore(|| dedup(Keep::Last, ROWTIME, ub, insf), (&p1, 2), (&p2, 3));
         let first = if ub || insf { Insert } else { UpdateAfter };
         let mut want = vec![rec(first, "key1", 13, 99)];
         if ub {
@@ -150,12 +158,7 @@ fn flink_rowtime_keep_first() {
     let p1 = ins(&[("key1", 13, 99), ("key1", 13, 99), ("key1", 12, 100), ("key2", 11, 101)]);
     let p2 = ins(&[("key1", 12, 300), ("key2", 11, 301), ("key3", 5, 299)]);
     for (ub, insf) in [(true, true), (true, false), (false, true), (false, false)] {
-        let mut op = dedup(Keep::First, ROWTIME, ub, insf);
-        let mut got = run(&mut op, &p1, &[4]);
-        let snap = op.snapshot(KeyGroupRange::all(128)).unwrap();
-        let mut op = dedup(Keep::First, ROWTIME, ub, insf);
-        op.restore(&snap, KeyGroupRange::all(128)).unwrap();
-        got.extend(run(&mut op, &p2, &[1]));
+        let got = run_across_restore(|| dedup(Keep::First, ROWTIME, ub, insf), (&p1, 4), (&p2, 1));
         let first = if ub || insf { Insert } else { UpdateAfter };
         assert_eq!(got, vec![rec(first, "key1", 13, 99), rec(first, "key2", 11, 101), rec(first, "key3", 5, 299)]);
     }
@@ -216,20 +219,20 @@ fn model_normalize(input: &[(RowKind, In)], ub: bool, drop_equal_ua: bool) -> Ve
     for (kind, r) in input {
         if matches!(kind, Insert | UpdateAfter) {
             match state.get(&r.0) {
-                None => out.push((Insert, cells(r))),
+                None => out.push((Insert, r.cells())),
                 // Flink 1.20's RecordEqualiser compares RowKinds (the stored
                 // row is +I); 2.x compares a +U as a +I.
                 Some(p) if p == r && (*kind == Insert || drop_equal_ua) => continue,
                 Some(p) => {
                     if ub {
-                        out.push((UpdateBefore, cells(p)));
+                        out.push((UpdateBefore, p.cells()));
                     }
-                    out.push((UpdateAfter, cells(r)));
+                    out.push((UpdateAfter, r.cells()));
                 }
             }
             state.insert(r.0.clone(), r.clone());
         } else if let Some(p) = state.remove(&r.0) {
-            out.push((Delete, cells(&p)));
+            out.push((Delete, p.cells()));
         }
     }
     out
@@ -251,11 +254,11 @@ fn model_dedup(
         if ub || insf || (keep, order) == (Keep::First, DedupOrder::ProcTime) { Insert } else { UpdateAfter };
     for (_, r) in input {
         if keep == Keep::Last && order == DedupOrder::ProcTime && !ub && !insf {
-            out.push((UpdateAfter, cells(r)));
+            out.push((UpdateAfter, r.cells()));
             continue;
         }
         let Some((p, updated)) = state.get(&r.0).cloned() else {
-            out.push((first_kind, cells(r)));
+            out.push((first_kind, r.cells()));
             state.insert(r.0.clone(), (r.clone(), false));
             continue;
         };
@@ -268,9 +271,9 @@ fn model_dedup(
         };
         if replace {
             if ub {
-                out.push((UpdateBefore, cells(&p)));
+                out.push((UpdateBefore, p.cells()));
             }
-            out.push((UpdateAfter, cells(r)));
+            out.push((UpdateAfter, r.cells()));
             state.insert(r.0.clone(), (r.clone(), true));
         } else if (keep, order) == (Keep::Last, DedupOrder::ProcTime) {
             state.insert(r.0.clone(), (r.clone(), false));

@@ -7,9 +7,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use common::{changelog, f, Cell};
+use arrow_array::{Int64Array, RecordBatch};
+use arrow_schema::{DataType, Schema, SchemaRef};
+use common::{changelog, f, schema_of, Cell};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -25,24 +25,17 @@ use RowKind::*;
 type In = (Option<i64>, String, Option<i64>, Option<f64>, Option<String>);
 
 fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Int64, true),
-        Field::new("g", DataType::Utf8, false),
-        Field::new("v", DataType::Int64, true),
-        Field::new("x", DataType::Float64, true),
-        Field::new("s", DataType::Utf8, true),
-    ]))
+    schema_of(&[
+        ("k", DataType::Int64, true),
+        ("g", DataType::Utf8, false),
+        ("v", DataType::Int64, true),
+        ("x", DataType::Float64, true),
+        ("s", DataType::Utf8, true),
+    ])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.0).collect::<Vec<_>>())),
-        Arc::new(StringArray::from(rows.iter().map(|r| r.1.clone()).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
-        Arc::new(Float64Array::from(rows.iter().map(|r| r.3).collect::<Vec<_>>())),
-        Arc::new(StringArray::from(rows.iter().map(|r| r.4.clone()).collect::<Vec<_>>())),
-    ];
-    RecordBatch::try_new(schema(), cols).unwrap()
+    common::batch_of(schema(), rows)
 }
 
 fn all_aggs() -> Vec<AggSpec> {

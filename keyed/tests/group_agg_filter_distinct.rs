@@ -7,11 +7,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use common::{changelog, f, Cell};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
+use common::{changelog, f, schema_of, Cell};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -28,24 +27,17 @@ use RowKind::*;
 type In = (i64, Option<bool>, Option<i64>, Option<f64>, Option<String>);
 
 fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Int64, false),
-        Field::new("f", DataType::Boolean, true),
-        Field::new("v", DataType::Int64, true),
-        Field::new("x", DataType::Float64, true),
-        Field::new("s", DataType::Utf8, true),
-    ]))
+    schema_of(&[
+        ("k", DataType::Int64, false),
+        ("f", DataType::Boolean, true),
+        ("v", DataType::Int64, true),
+        ("x", DataType::Float64, true),
+        ("s", DataType::Utf8, true),
+    ])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.0).collect::<Vec<_>>())),
-        Arc::new(BooleanArray::from(rows.iter().map(|r| r.1).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
-        Arc::new(Float64Array::from(rows.iter().map(|r| r.3).collect::<Vec<_>>())),
-        Arc::new(StringArray::from(rows.iter().map(|r| r.4.clone()).collect::<Vec<_>>())),
-    ];
-    RecordBatch::try_new(schema(), cols).unwrap()
+    common::batch_of(schema(), rows)
 }
 
 const F: usize = 1;

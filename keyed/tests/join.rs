@@ -9,7 +9,7 @@ mod join_model;
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
@@ -17,7 +17,7 @@ use sluice_keyed::{
     CmpOp, CondTerm, Error, JoinLine, JoinOptions, JoinSide, JoinType, KeyGroupRange, RowKind, StreamingJoin, ViewKind,
 };
 
-use common::{changelog, Cell};
+use common::{changelog, schema_of, Cell, TupleRow};
 use join_model::{Change, MSide, Model};
 use RowKind::{Delete, Insert, UpdateAfter, UpdateBefore};
 
@@ -28,22 +28,12 @@ static ALLOC: CountingAlloc = CountingAlloc::system();
 type In = (Option<i64>, i64, String);
 
 fn schema(prefix: &str) -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new(format!("{prefix}k"), DataType::Int64, true),
-        Field::new(format!("{prefix}v"), DataType::Int64, false),
-        Field::new(format!("{prefix}s"), DataType::Utf8, false),
-    ]))
+    let (k, v, s) = (format!("{prefix}k"), format!("{prefix}v"), format!("{prefix}s"));
+    schema_of(&[(&k, DataType::Int64, true), (&v, DataType::Int64, false), (&s, DataType::Utf8, false)])
 }
 
 fn batch(schema: &SchemaRef, rows: &[In]) -> RecordBatch {
-    let k: ArrayRef = Arc::new(rows.iter().map(|r| r.0).collect::<Int64Array>());
-    let v: ArrayRef = Arc::new(rows.iter().map(|r| r.1).collect::<Int64Array>());
-    let s: ArrayRef = Arc::new(rows.iter().map(|r| Some(r.2.as_str())).collect::<StringArray>());
-    RecordBatch::try_new(schema.clone(), vec![k, v, s]).unwrap()
-}
-
-fn cells(r: &In) -> Vec<Cell> {
-    vec![r.0.map_or(Cell::Null, Cell::I), Cell::I(r.1), Cell::S(r.2.clone())]
+    common::batch_of(schema.clone(), rows)
 }
 
 // ---------------------------------------------------------------------------
@@ -162,7 +152,7 @@ fn run_case(case: &Case, left: &[(RowKind, In)], right: &[(RowKind, In)], order:
         let chunk = &src[*at..*at + take];
         *at += take;
         for (k, r) in chunk {
-            model.step(is_left, *k, &cells(r), &mut want);
+            model.step(is_left, *k, &r.cells(), &mut want);
         }
         let rows: Vec<In> = chunk.iter().map(|c| c.1.clone()).collect();
         let kinds: Vec<RowKind> = chunk.iter().map(|c| c.0).collect();
@@ -287,6 +277,18 @@ impl Orders {
     }
 }
 
+/// The output row of `Ord#1`'s line order `line` (shipped to `addr`)
+/// joined with the line order's ship `mode`.
+fn joined<'a>(line: &'a str, addr: &'a str, mode: &'a str) -> [Option<&'a str>; 5] {
+    [Some("Ord#1"), Some(line), Some(addr), Some(line), Some(mode)]
+}
+
+/// The output row of `Ord#1`'s line order `line` (shipped to `addr`) with
+/// no line order: NULL-padded.
+fn padded<'a>(line: &'a str, addr: &'a str) -> [Option<&'a str>; 5] {
+    [Some("Ord#1"), Some(line), Some(addr), None, None]
+}
+
 const BELLEVUE: &str = "3 Bellevue Drive, Pottstown, PA 19464";
 const MANOR: &str = "68 Manor Station Street, Honolulu, HI 96815";
 
@@ -296,36 +298,12 @@ fn flink_inner_join_with_state_retention_disabled() {
     let mut t = Orders::new(JoinType::Inner, true);
     t.left(Insert, ["Ord#1", "LineOrd#1", BELLEVUE], vec![]);
     t.left(Insert, ["Ord#1", "LineOrd#2", BELLEVUE], vec![]);
-    t.right(
-        Insert,
-        ["LineOrd#2", "AIR"],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(BELLEVUE), Some("LineOrd#2"), Some("AIR")])],
-    );
-    t.left(
-        UpdateAfter,
-        ["Ord#1", "LineOrd#2", MANOR],
-        vec![(UpdateAfter, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("AIR")])],
-    );
-    t.right(
-        UpdateAfter,
-        ["LineOrd#2", "SHIP"],
-        vec![(UpdateAfter, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("SHIP")])],
-    );
-    t.right(
-        Insert,
-        ["LineOrd#1", "TRUCK"],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), Some("LineOrd#1"), Some("TRUCK")])],
-    );
-    t.right(
-        Delete,
-        ["LineOrd#2", "SHIP"],
-        vec![(Delete, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("SHIP")])],
-    );
-    t.right(
-        Insert,
-        ["LineOrd#2", "RAIL"],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("RAIL")])],
-    );
+    t.right(Insert, ["LineOrd#2", "AIR"], vec![(Insert, joined("LineOrd#2", BELLEVUE, "AIR"))]);
+    t.left(UpdateAfter, ["Ord#1", "LineOrd#2", MANOR], vec![(UpdateAfter, joined("LineOrd#2", MANOR, "AIR"))]);
+    t.right(UpdateAfter, ["LineOrd#2", "SHIP"], vec![(UpdateAfter, joined("LineOrd#2", MANOR, "SHIP"))]);
+    t.right(Insert, ["LineOrd#1", "TRUCK"], vec![(Insert, joined("LineOrd#1", BELLEVUE, "TRUCK"))]);
+    t.right(Delete, ["LineOrd#2", "SHIP"], vec![(Delete, joined("LineOrd#2", MANOR, "SHIP"))]);
+    t.right(Insert, ["LineOrd#2", "RAIL"], vec![(Insert, joined("LineOrd#2", MANOR, "RAIL"))]);
 }
 
 /// `testLeftOuterJoinWithStateRetentionDisabled`; its last step as on
@@ -336,45 +314,23 @@ fn flink_inner_join_with_state_retention_disabled() {
 fn flink_left_outer_join_with_state_retention_disabled() {
     for replaced_adds in [false, true] {
         let mut t = Orders::new(JoinType::Left, replaced_adds);
-        t.left(
-            Insert,
-            ["Ord#1", "LineOrd#1", BELLEVUE],
-            vec![(Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), None, None])],
-        );
-        t.left(
-            Insert,
-            ["Ord#1", "LineOrd#2", BELLEVUE],
-            vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(BELLEVUE), None, None])],
-        );
+        t.left(Insert, ["Ord#1", "LineOrd#1", BELLEVUE], vec![(Insert, padded("LineOrd#1", BELLEVUE))]);
+        t.left(Insert, ["Ord#1", "LineOrd#2", BELLEVUE], vec![(Insert, padded("LineOrd#2", BELLEVUE))]);
         t.right(
             Insert,
             ["LineOrd#2", "AIR"],
-            vec![
-                (Delete, [Some("Ord#1"), Some("LineOrd#2"), Some(BELLEVUE), None, None]),
-                (Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(BELLEVUE), Some("LineOrd#2"), Some("AIR")]),
-            ],
+            vec![(Delete, padded("LineOrd#2", BELLEVUE)), (Insert, joined("LineOrd#2", BELLEVUE, "AIR"))],
         );
-        t.left(
-            UpdateAfter,
-            ["Ord#1", "LineOrd#2", MANOR],
-            vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("AIR")])],
-        );
-        t.right(
-            UpdateAfter,
-            ["LineOrd#2", "SHIP"],
-            vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("SHIP")])],
-        );
+        t.left(UpdateAfter, ["Ord#1", "LineOrd#2", MANOR], vec![(Insert, joined("LineOrd#2", MANOR, "AIR"))]);
+        t.right(UpdateAfter, ["LineOrd#2", "SHIP"], vec![(Insert, joined("LineOrd#2", MANOR, "SHIP"))]);
         t.right(
             Insert,
             ["LineOrd#1", "TRUCK"],
-            vec![
-                (Delete, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), None, None]),
-                (Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), Some("LineOrd#1"), Some("TRUCK")]),
-            ],
+            vec![(Delete, padded("LineOrd#1", BELLEVUE)), (Insert, joined("LineOrd#1", BELLEVUE, "TRUCK"))],
         );
-        let mut last = vec![(Delete, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("SHIP")])];
+        let mut last = vec![(Delete, joined("LineOrd#2", MANOR, "SHIP"))];
         if !replaced_adds {
-            last.push((Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), None, None]));
+            last.push((Insert, padded("LineOrd#2", MANOR)));
         }
         t.right(Delete, ["LineOrd#2", "SHIP"], last);
     }
@@ -386,21 +342,9 @@ fn flink_right_outer_join_with_state_retention_disabled() {
     let mut t = Orders::new(JoinType::Right, true);
     t.left(Insert, ["Ord#1", "LineOrd#1", BELLEVUE], vec![]);
     t.left(Insert, ["Ord#1", "LineOrd#2", BELLEVUE], vec![]);
-    t.right(
-        Insert,
-        ["LineOrd#2", "AIR"],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(BELLEVUE), Some("LineOrd#2"), Some("AIR")])],
-    );
-    t.right(
-        Insert,
-        ["LineOrd#1", "TRUCK"],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), Some("LineOrd#1"), Some("TRUCK")])],
-    );
-    t.left(
-        UpdateAfter,
-        ["Ord#1", "LineOrd#2", MANOR],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#2"), Some(MANOR), Some("LineOrd#2"), Some("AIR")])],
-    );
+    t.right(Insert, ["LineOrd#2", "AIR"], vec![(Insert, joined("LineOrd#2", BELLEVUE, "AIR"))]);
+    t.right(Insert, ["LineOrd#1", "TRUCK"], vec![(Insert, joined("LineOrd#1", BELLEVUE, "TRUCK"))]);
+    t.left(UpdateAfter, ["Ord#1", "LineOrd#2", MANOR], vec![(Insert, joined("LineOrd#2", MANOR, "AIR"))]);
 }
 
 /// `testLeftOuterJoinInnerSideUpdateAfterThenDeleteRestoresNullPadding` (a
@@ -408,31 +352,17 @@ fn flink_right_outer_join_with_state_retention_disabled() {
 #[test]
 fn flink_left_outer_bare_update_after_then_delete_restores_padding() {
     let mut t = Orders::new(JoinType::Left, false);
-    t.left(
-        Insert,
-        ["Ord#1", "LineOrd#1", BELLEVUE],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), None, None])],
-    );
+    t.left(Insert, ["Ord#1", "LineOrd#1", BELLEVUE], vec![(Insert, padded("LineOrd#1", BELLEVUE))]);
     t.right(
         Insert,
         ["LineOrd#1", "AIR"],
-        vec![
-            (Delete, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), None, None]),
-            (Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), Some("LineOrd#1"), Some("AIR")]),
-        ],
+        vec![(Delete, padded("LineOrd#1", BELLEVUE)), (Insert, joined("LineOrd#1", BELLEVUE, "AIR"))],
     );
-    t.right(
-        UpdateAfter,
-        ["LineOrd#1", "SHIP"],
-        vec![(Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), Some("LineOrd#1"), Some("SHIP")])],
-    );
+    t.right(UpdateAfter, ["LineOrd#1", "SHIP"], vec![(Insert, joined("LineOrd#1", BELLEVUE, "SHIP"))]);
     t.right(
         Delete,
         ["LineOrd#1", "SHIP"],
-        vec![
-            (Delete, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), Some("LineOrd#1"), Some("SHIP")]),
-            (Insert, [Some("Ord#1"), Some("LineOrd#1"), Some(BELLEVUE), None, None]),
-        ],
+        vec![(Delete, joined("LineOrd#1", BELLEVUE, "SHIP")), (Insert, padded("LineOrd#1", BELLEVUE))],
     );
 }
 

@@ -7,11 +7,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use common::{changelog, Cell};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
+use common::{bigint_agg_specs, bigint_aggs, changelog, schema_of, Cell, Value};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -26,41 +25,24 @@ static A: CountingAlloc = CountingAlloc::system();
 type In = (String, Option<i64>, i64, Option<String>);
 
 fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("p", DataType::Utf8, false),
-        Field::new("v", DataType::Int64, true),
-        Field::new("t", DataType::Int64, false),
-        Field::new("s", DataType::Utf8, true),
-    ]))
+    schema_of(&[
+        ("p", DataType::Utf8, false),
+        ("v", DataType::Int64, true),
+        ("t", DataType::Int64, false),
+        ("s", DataType::Utf8, true),
+    ])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.1).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>())),
-        Arc::new(StringArray::from(rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>())),
-    ];
-    RecordBatch::try_new(schema(), cols).unwrap()
+    common::batch_of(schema(), rows)
 }
 
 /// Every aggregate the group aggregate supports, on the BIGINT and the VARCHAR column.
 fn all_aggs() -> Vec<AggSpec> {
-    vec![
-        AggSpec::count_star(),
-        AggSpec::count(1),
-        AggSpec::sum(1),
-        AggSpec::sum0(1),
-        AggSpec::avg(1),
-        AggSpec::min(1),
-        AggSpec::max(1),
-        AggSpec::first_value(1),
-        AggSpec::last_value(1),
-        AggSpec::min(3),
-        AggSpec::max(3),
-        AggSpec::first_value(3),
-        AggSpec::last_value(3),
-    ]
+    let mut aggs = bigint_agg_specs(1);
+    aggs.extend([AggSpec::first_value(1), AggSpec::last_value(1)]);
+    aggs.extend([AggSpec::min(3), AggSpec::max(3), AggSpec::first_value(3), AggSpec::last_value(3)]);
+    aggs
 }
 
 fn op(time: OverTime, frame: OverFrame) -> OverAggregate {
@@ -89,25 +71,11 @@ fn wm(o: &mut OverAggregate, w: i64) -> Vec<Row> {
 /// Flink's aggregate functions do).
 fn aggregates(frame: &[&In]) -> Vec<Cell> {
     let vs: Vec<i64> = frame.iter().filter_map(|r| r.1).collect();
-    let ss: Vec<&String> = frame.iter().filter_map(|r| r.3.as_ref()).collect();
-    let opt = |v: Option<i64>| v.map_or(Cell::Null, Cell::I);
-    let opts = |v: Option<&&String>| v.map_or(Cell::Null, |s| Cell::S((*s).clone()));
-    let sum = vs.iter().fold(0i64, |a, b| a.wrapping_add(*b));
-    vec![
-        Cell::I(frame.len() as i64),
-        Cell::I(vs.len() as i64),
-        opt((!vs.is_empty()).then_some(sum)),
-        Cell::I(sum),
-        opt((!vs.is_empty()).then(|| sum / vs.len() as i64)),
-        opt(vs.iter().min().copied()),
-        opt(vs.iter().max().copied()),
-        opt(vs.first().copied()),
-        opt(vs.last().copied()),
-        opts(ss.iter().min()),
-        opts(ss.iter().max()),
-        opts(ss.first()),
-        opts(ss.last()),
-    ]
+    let ss: Vec<&str> = frame.iter().filter_map(|r| r.3.as_deref()).collect();
+    let mut out = bigint_aggs(frame.len(), &vs);
+    out.extend([vs.first().copied().cell(), vs.last().copied().cell()]);
+    out.extend([ss.iter().min(), ss.iter().max(), ss.first(), ss.last()].map(|s| s.copied().cell()));
+    out
 }
 
 fn out_row(r: &In, aggs: Vec<Cell>) -> Row {

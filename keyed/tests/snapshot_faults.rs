@@ -9,9 +9,7 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::RecordBatch;
 use common::{kvt_schema as schema, KeyedOp as Op};
 use sluice_keyed::{
     AggSpec, ChangelogNormalize, DedupOptions, DedupOrder, Deduplicate, Error, GroupAggOptions, GroupAggregate, Keep,
@@ -23,13 +21,9 @@ use sluice_keyed::{
 const HEADER: usize = 4 + 2 + 1 + 4 + 8 + 4;
 
 fn batch(keys: &[String]) -> RecordBatch {
-    let n = keys.len() as i64;
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(keys.to_vec())),
-        Arc::new(Int64Array::from((0..n).map(|i| Some(i * 7)).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from((0..n).collect::<Vec<_>>())),
-    ];
-    RecordBatch::try_new(schema(), cols).unwrap()
+    let rows: Vec<(String, Option<i64>, i64)> =
+        keys.iter().zip(0..).map(|(k, i)| (k.clone(), Some(i * 7), i)).collect();
+    common::batch_of(schema(), &rows)
 }
 
 /// Pushes `keys` as one insert-only batch.
@@ -81,6 +75,22 @@ fn donor_blob(make: Make) -> (i32, Vec<u8>) {
     donor.snap_kg(ALL).into_iter().max_by_key(|(_, b)| b.len()).unwrap()
 }
 
+/// An operator of `make` holding a few keys of its own: the restore target
+/// a refused restore must leave as it was.
+fn target(make: Make) -> Box<dyn Op> {
+    let mut target = make();
+    push(&mut *target, &keys("own ", 5));
+    target
+}
+
+/// Recomputes the trailing checksum of a damaged snapshot, so that the
+/// parser gets past it.
+fn resum(bad: &mut [u8]) {
+    let end = bad.len() - 8;
+    let sum = fnv1a(&bad[..end]);
+    bad[end..].copy_from_slice(&sum.to_le_bytes());
+}
+
 /// Restores `bad` into `target` and checks the refusal and that nothing changed.
 fn refused(target: &mut dyn Op, bad: &[u8], name: &str, what: &str) -> String {
     let before = (target.snap(ALL), target.bytes());
@@ -98,15 +108,12 @@ fn refused(target: &mut dyn Op, bad: &[u8], name: &str, what: &str) -> String {
 fn a_snapshot_of_another_format_version_is_refused_by_name() {
     for (name, make) in operators() {
         let (kg, blob) = donor_blob(make);
-        let mut target = make();
-        push(&mut *target, &keys("own ", 5));
-        for resum in [false, true] {
+        let mut target = target(make);
+        for fix_sum in [false, true] {
             let mut bad = blob.clone();
             bad[4..6].copy_from_slice(&2u16.to_le_bytes());
-            if resum {
-                let end = bad.len() - 8;
-                let sum = fnv1a(&bad[..end]);
-                bad[end..].copy_from_slice(&sum.to_le_bytes());
+            if fix_sum {
+                resum(&mut bad);
             }
             let err = refused(&mut *target, &bad, name, "version 2");
             assert!(err.contains("snapshot format version 2"), "{err}");
@@ -120,8 +127,7 @@ fn a_snapshot_of_another_format_version_is_refused_by_name() {
 fn every_truncation_is_refused_and_restores_nothing() {
     for (name, make) in operators() {
         let (kg, blob) = donor_blob(make);
-        let mut target = make();
-        push(&mut *target, &keys("own ", 5));
+        let mut target = target(make);
         for cut in 0..blob.len() {
             let err = refused(&mut *target, &blob[..cut], name, &format!("cut at {cut}"));
             if cut >= HEADER + 4 {
@@ -135,8 +141,7 @@ fn every_truncation_is_refused_and_restores_nothing() {
 fn every_bit_flip_is_refused_and_restores_nothing() {
     for (name, make) in operators() {
         let (kg, blob) = donor_blob(make);
-        let mut target = make();
-        push(&mut *target, &keys("own ", 5));
+        let mut target = target(make);
         for byte in 0..blob.len() {
             for bit in 0..8 {
                 let mut bad = blob.clone();
@@ -168,12 +173,9 @@ fn a_damaged_section_of_a_multi_group_snapshot_names_its_key_group() {
         let second = HEADER + 16 + body_len;
         let second_kg = u32::from_le_bytes(bad[second..second + 4].try_into().unwrap());
         bad[second..second + 4].copy_from_slice(&first_kg.to_le_bytes());
-        let end = bad.len() - 8;
-        let sum = fnv1a(&bad[..end]);
-        bad[end..].copy_from_slice(&sum.to_le_bytes());
+        resum(&mut bad);
         assert_ne!(first_kg, second_kg);
-        let mut target = make();
-        push(&mut *target, &keys("own ", 5));
+        let mut target = target(make);
         let err = refused(&mut *target, &bad, name, "out-of-order section");
         assert!(err.contains(&format!("key group {first_kg} out of order")), "{err}");
     }
@@ -197,8 +199,7 @@ fn a_snapshot_of_another_operator_or_configuration_is_refused() {
             if i == j {
                 continue;
             }
-            let mut target = make();
-            push(&mut *target, &keys("own ", 5));
+            let mut target = target(make);
             refused(&mut *target, &blob, name, &format!("operator {i}'s snapshot into operator {j}"));
         }
     }

@@ -5,11 +5,10 @@
 mod common;
 
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use common::{changelog, Cell};
+use arrow_schema::{DataType, SchemaRef};
+use common::{changelog, schema_of, Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -26,26 +25,18 @@ use RowKind::*;
 type In = (String, i64, Option<i64>);
 
 fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("p", DataType::Utf8, false),
-        Field::new("id", DataType::Int64, false),
-        Field::new("s", DataType::Int64, true),
-    ]))
+    schema_of(&[("p", DataType::Utf8, false), ("id", DataType::Int64, false), ("s", DataType::Int64, true)])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {
-    common::str_i64_i64(schema(), rows)
-}
-
-fn cells(r: &In) -> Vec<Cell> {
-    common::str_i64_i64_cells(r)
+    common::batch_of(schema(), rows)
 }
 
 type Rec = (RowKind, Vec<Cell>);
 
 /// An expected record, `rank` appended when given.
 fn rec(kind: RowKind, p: &str, id: i64, s: i64, rank: Option<i64>) -> Rec {
-    let mut c = cells(&(p.to_string(), id, Some(s)));
+    let mut c = (p.to_string(), id, Some(s)).cells();
     c.extend(rank.map(Cell::I));
     (kind, c)
 }
@@ -370,7 +361,7 @@ impl Model {
     fn diff(&self, before: &[MRow], after: &[MRow], out: &mut Vec<Rec>) {
         let c = &self.cfg;
         let with_rank = |r: &MRow, k: u64| {
-            let mut v = cells(&r.row);
+            let mut v = r.row.cells();
             if c.rank_number {
                 v.push(Cell::I(k as i64));
             }
@@ -393,10 +384,10 @@ impl Model {
             }
         } else {
             for a in before.iter().filter(|a| !after.iter().any(|b| b.seq == a.seq)) {
-                out.push((Delete, cells(&a.row)));
+                out.push((Delete, a.row.cells()));
             }
             for b in after.iter().filter(|b| !before.iter().any(|a| a.seq == b.seq)) {
-                out.push((Insert, cells(&b.row)));
+                out.push((Insert, b.row.cells()));
             }
         }
     }

@@ -4,50 +4,42 @@
 //! from Flink's `SlicingWindowAggOperatorTest`, snapshot round trips and
 //! key-group range restores, and the allocation bar.
 
+mod common;
 mod window_model;
 
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
-use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
+use arrow_array::types::Int64Type;
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, TimestampMillisecondArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use common::{bigint_agg_specs, column, rows, schema_of, Cell};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
     key_group_range_for_operator, AggSpec, Error, KeyGroupRange, RowKind, WindowAggOptions, WindowAggregate, WindowSpec,
 };
-use window_model::{sort_by_end, Cell, Model, Row};
+use window_model::{sort_by_end, Model, Row};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
 
 fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Utf8, true),
-        Field::new("v", DataType::Int64, true),
-        Field::new("f", DataType::Float64, true),
-        Field::new("s", DataType::Utf8, true),
-        Field::new("t", DataType::Timestamp(TimeUnit::Millisecond, None), false),
-    ]))
+    let t = DataType::Timestamp(TimeUnit::Millisecond, None);
+    schema_of(&[
+        ("k", DataType::Utf8, true),
+        ("v", DataType::Int64, true),
+        ("f", DataType::Float64, true),
+        ("s", DataType::Utf8, true),
+        ("t", t, false),
+    ])
 }
 
 fn aggs() -> Vec<AggSpec> {
-    vec![
-        AggSpec::count_star(),
-        AggSpec::count(1),
-        AggSpec::sum(1),
-        AggSpec::sum0(1),
-        AggSpec::avg(1),
-        AggSpec::min(1),
-        AggSpec::max(1),
-        AggSpec::sum(2),
-        AggSpec::avg(2),
-        AggSpec::min(2),
-        AggSpec::max(2),
-        AggSpec::min(3),
-        AggSpec::max(3),
-    ]
+    let mut aggs = bigint_agg_specs(1);
+    aggs.extend([AggSpec::sum(2), AggSpec::avg(2), AggSpec::min(2), AggSpec::max(2)]);
+    aggs.extend([AggSpec::min(3), AggSpec::max(3)]);
+    aggs
 }
 
 fn op(w: WindowSpec) -> WindowAggregate {
@@ -56,10 +48,10 @@ fn op(w: WindowSpec) -> WindowAggregate {
 
 fn batch(rows: &[Row]) -> RecordBatch {
     let cols: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(rows.iter().map(|r| r.k.clone()).collect::<Vec<_>>())),
-        Arc::new(Int64Array::from(rows.iter().map(|r| r.v).collect::<Vec<_>>())),
-        Arc::new(Float64Array::from(rows.iter().map(|r| r.f).collect::<Vec<_>>())),
-        Arc::new(StringArray::from(rows.iter().map(|r| r.s.clone()).collect::<Vec<_>>())),
+        column(rows, |r| r.k.clone()),
+        column(rows, |r| r.v),
+        column(rows, |r| r.f),
+        column(rows, |r| r.s.clone()),
         Arc::new(TimestampMillisecondArray::from(rows.iter().map(|r| r.t).collect::<Vec<_>>())),
     ];
     RecordBatch::try_new(schema(), cols).unwrap()
@@ -73,25 +65,7 @@ fn push(op: &mut WindowAggregate, rows: &[Row]) {
 /// sorted within each window end (Flink's order among keys is not defined).
 fn fire(op: &mut WindowAggregate, wm: i64) -> Vec<Vec<Cell>> {
     let b = op.advance_watermark(wm).unwrap();
-    let mut out: Vec<Vec<Cell>> = (0..b.num_rows())
-        .map(|i| {
-            b.columns()
-                .iter()
-                .map(|c| {
-                    if c.is_null(i) {
-                        return Cell::Null;
-                    }
-                    match c.data_type() {
-                        DataType::Int64 => Cell::I(c.as_primitive::<Int64Type>().value(i)),
-                        DataType::Float64 => Cell::F(c.as_primitive::<Float64Type>().value(i).to_bits()),
-                        DataType::Utf8 => Cell::S(c.as_string::<i32>().value(i).to_string()),
-                        DataType::Timestamp(..) => Cell::I(c.as_primitive::<TimestampMillisecondType>().value(i)),
-                        other => panic!("unexpected output type {other}"),
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    let mut out = rows(&b);
     let ends: Vec<&Cell> = out.iter().map(|r| &r[r.len() - 2]).collect();
     assert!(ends.windows(2).all(|w| w[0] <= w[1]), "windows out of end order: {ends:?}");
     sort_by_end(&mut out);

@@ -1,12 +1,14 @@
-//! Helpers shared by the operator tests: batches to plain rows, and one
-//! trait over the three keyed operators.
+//! Helpers shared by the operator tests: input batches from plain rows,
+//! batches back to plain rows, and one trait over the three keyed operators.
 #![allow(dead_code)]
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{Array, RecordBatch};
-use arrow_schema::DataType;
-use sluice_keyed::{ChangelogNormalize, Deduplicate, Error, GroupAggregate, KeyGroupRange, RowKind};
+use std::sync::Arc;
+
+use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
+use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use sluice_keyed::{AggSpec, ChangelogNormalize, Deduplicate, Error, GroupAggregate, KeyGroupRange, RowKind};
 
 /// A cell of an output row, comparable (doubles by bits).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,6 +37,9 @@ pub fn rows(batch: &RecordBatch) -> Vec<Vec<Cell>> {
                         DataType::Int64 => Cell::I(c.as_primitive::<Int64Type>().value(i)),
                         DataType::Float64 => Cell::F(c.as_primitive::<Float64Type>().value(i).to_bits()),
                         DataType::Utf8 => Cell::S(c.as_string::<i32>().value(i).to_string()),
+                        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                            Cell::I(c.as_primitive::<TimestampMillisecondType>().value(i))
+                        }
                         other => panic!("test helper does not read {other}"),
                     }
                 })
@@ -94,42 +99,122 @@ pub fn retracting_changelog<T: Clone + std::fmt::Debug>(
     })
 }
 
+/// A schema of `(name, type, nullable)` fields.
+pub fn schema_of(fields: &[(&str, DataType, bool)]) -> SchemaRef {
+    Arc::new(Schema::new(fields.iter().map(|(n, t, null)| Field::new(*n, t.clone(), *null)).collect::<Vec<_>>()))
+}
+
 /// `(k VARCHAR NOT NULL, v BIGINT, t BIGINT NOT NULL)`: key, value, time.
-pub fn kvt_schema() -> arrow_schema::SchemaRef {
-    use arrow_schema::{Field, Schema};
-    std::sync::Arc::new(Schema::new(vec![
-        Field::new("k", DataType::Utf8, false),
-        Field::new("v", DataType::Int64, true),
-        Field::new("t", DataType::Int64, false),
-    ]))
+pub fn kvt_schema() -> SchemaRef {
+    schema_of(&[("k", DataType::Utf8, false), ("v", DataType::Int64, true), ("t", DataType::Int64, false)])
 }
 
-/// A batch of `(Utf8, Int64, Int64)` rows of `schema` (e.g.
-/// [`kvt_schema`]); either integer may be nullable (`Option<i64>`) or not
-/// (`i64`).
-pub fn str_i64_i64<A, B>(schema: arrow_schema::SchemaRef, rows: &[(String, A, B)]) -> RecordBatch
-where
-    A: Copy + Into<Option<i64>>,
-    B: Copy + Into<Option<i64>>,
-{
-    use arrow_array::{ArrayRef, Int64Array, StringArray};
-    use std::sync::Arc;
-    let cols: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0.as_str()))),
-        Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.1.into()))),
-        Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2.into()))),
-    ];
-    RecordBatch::try_new(schema, cols).unwrap()
+/// A Rust value the tests put in a cell of an input row: it knows the
+/// Arrow column that holds it and the [`Cell`] [`rows`] reads back.
+pub trait Value: Clone {
+    /// The column of `values`, `None` as NULL.
+    fn column(values: Vec<Self>) -> ArrayRef;
+    /// The cell [`rows`] reads for this value.
+    fn cell(&self) -> Cell;
 }
 
-/// The cells of one `(Utf8, Int64, Int64)` row, as [`rows`] reads them.
-pub fn str_i64_i64_cells<A, B>(r: &(String, A, B)) -> Vec<Cell>
-where
-    A: Copy + Into<Option<i64>>,
-    B: Copy + Into<Option<i64>>,
-{
-    let int = |v: Option<i64>| v.map_or(Cell::Null, Cell::I);
-    vec![Cell::S(r.0.clone()), int(r.1.into()), int(r.2.into())]
+macro_rules! impl_value {
+    ($($t:ty => $array:ty, |$v:ident| $cell:expr;)*) => {$(
+        impl Value for $t {
+            fn column(values: Vec<Self>) -> ArrayRef {
+                Arc::new(<$array>::from(values))
+            }
+            fn cell(&self) -> Cell {
+                let $v = self;
+                $cell
+            }
+        }
+        impl Value for Option<$t> {
+            fn column(values: Vec<Self>) -> ArrayRef {
+                Arc::new(<$array>::from(values))
+            }
+            fn cell(&self) -> Cell {
+                self.as_ref().map_or(Cell::Null, Value::cell)
+            }
+        }
+    )*};
+}
+impl_value! {
+    i64 => Int64Array, |v| Cell::I(*v);
+    f64 => Float64Array, |v| f(*v);
+    String => StringArray, |v| Cell::S(v.clone());
+    &str => StringArray, |v| Cell::S(v.to_string());
+    bool => BooleanArray, |_v| panic!("test rows do not read BOOLEAN cells");
+}
+
+/// The column of `value` of every row.
+pub fn column<R, T: Value>(rows: &[R], value: impl Fn(&R) -> T) -> ArrayRef {
+    T::column(rows.iter().map(value).collect())
+}
+
+/// An input row as a tuple of [`Value`]s, one column per field.
+pub trait TupleRow: Sized {
+    /// One column per tuple field.
+    fn columns(rows: &[Self]) -> Vec<ArrayRef>;
+    /// The cells [`rows`] reads back for this row.
+    fn cells(&self) -> Vec<Cell>;
+}
+
+macro_rules! impl_tuple_row {
+    ($(($($t:ident $i:tt),+))*) => {$(
+        impl<$($t: Value),+> TupleRow for ($($t,)+) {
+            fn columns(rows: &[Self]) -> Vec<ArrayRef> {
+                vec![$(column(rows, |r| r.$i.clone())),+]
+            }
+            fn cells(&self) -> Vec<Cell> {
+                vec![$(self.$i.cell()),+]
+            }
+        }
+    )*};
+}
+impl_tuple_row! {
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+}
+
+/// `COUNT(*)`, `COUNT`, `SUM`, `$SUM0`, `AVG`, `MIN` and `MAX` of `column`:
+/// the calls [`bigint_aggs`] models.
+pub fn bigint_agg_specs(column: usize) -> Vec<AggSpec> {
+    vec![
+        AggSpec::count_star(),
+        AggSpec::count(column),
+        AggSpec::sum(column),
+        AggSpec::sum0(column),
+        AggSpec::avg(column),
+        AggSpec::min(column),
+        AggSpec::max(column),
+    ]
+}
+
+/// `COUNT(*)`, `COUNT`, `SUM`, `$SUM0`, `AVG`, `MIN` and `MAX` over a
+/// BIGINT column, recomputed from scratch for the reference models: `rows`
+/// rows whose non-NULL values are `vs` (Flink's functions ignore NULLs; SUM
+/// wraps like Java `long`, AVG is `long` division).
+pub fn bigint_aggs(rows: usize, vs: &[i64]) -> Vec<Cell> {
+    let sum = vs.iter().fold(0i64, |a, b| a.wrapping_add(*b));
+    let any = !vs.is_empty();
+    vec![
+        Cell::I(rows as i64),
+        Cell::I(vs.len() as i64),
+        any.then_some(sum).cell(),
+        Cell::I(sum),
+        any.then(|| sum / vs.len() as i64).cell(),
+        vs.iter().min().copied().cell(),
+        vs.iter().max().copied().cell(),
+    ]
+}
+
+/// A batch of `schema` from tuple rows (e.g. `(String, i64, Option<i64>)`
+/// for [`kvt_schema`]).
+pub fn batch_of<R: TupleRow>(schema: SchemaRef, rows: &[R]) -> RecordBatch {
+    RecordBatch::try_new(schema, R::columns(rows)).unwrap()
 }
 
 /// What the tests drive on every keyed operator (snapshots unwrapped: they

@@ -21,13 +21,8 @@ pub struct Row {
 }
 
 /// An output cell; doubles by bits, timestamps as millis.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Cell {
-    Null,
-    I(i64),
-    F(u64),
-    S(String),
-}
+pub use crate::common::Cell;
+use crate::common::{bigint_aggs, Value};
 
 fn floor(ts: i64, offset: i64, size: i64) -> i64 {
     ts - (ts - offset).rem_euclid(size)
@@ -64,26 +59,16 @@ fn aggregate(rows: &[&Row]) -> Vec<Cell> {
     let vs: Vec<i64> = rows.iter().filter_map(|r| r.v).collect();
     let fs: Vec<f64> = rows.iter().filter_map(|r| r.f).collect();
     let ss: Vec<&str> = rows.iter().filter_map(|r| r.s.as_deref()).collect();
-    let opt_i = |o: Option<i64>| o.map_or(Cell::Null, Cell::I);
-    let opt_f = |o: Option<f64>| o.map_or(Cell::Null, |x| Cell::F(x.to_bits()));
-    let opt_s = |o: Option<&&str>| o.map_or(Cell::Null, |x| Cell::S(x.to_string()));
-    let sum_v: i64 = vs.iter().sum();
     let sum_f: f64 = fs.iter().sum();
-    vec![
-        Cell::I(rows.len() as i64),
-        Cell::I(vs.len() as i64),
-        opt_i((!vs.is_empty()).then_some(sum_v)),
-        Cell::I(sum_v),
-        opt_i((!vs.is_empty()).then(|| sum_v / vs.len() as i64)),
-        opt_i(vs.iter().copied().min()),
-        opt_i(vs.iter().copied().max()),
-        opt_f((!fs.is_empty()).then_some(sum_f)),
-        opt_f((!fs.is_empty()).then(|| sum_f / fs.len() as f64)),
-        opt_f(fs.iter().copied().reduce(f64::min)),
-        opt_f(fs.iter().copied().reduce(f64::max)),
-        opt_s(ss.iter().min()),
-        opt_s(ss.iter().max()),
-    ]
+    let mut out = bigint_aggs(rows.len(), &vs);
+    out.extend([
+        (!fs.is_empty()).then_some(sum_f).cell(),
+        (!fs.is_empty()).then(|| sum_f / fs.len() as f64).cell(),
+        fs.iter().copied().reduce(f64::min).cell(),
+        fs.iter().copied().reduce(f64::max).cell(),
+    ]);
+    out.extend([ss.iter().min(), ss.iter().max()].map(|s| s.copied().cell()));
+    out
 }
 
 /// The model operator.
