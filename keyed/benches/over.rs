@@ -23,16 +23,17 @@
 //!
 //! Run: `cargo bench -p sluice-keyed --bench over -- --warm-up-time 1 --measurement-time 3`
 
+mod support;
+
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Instant;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use sluice_kernels::alloc_count::CountingAlloc;
 use sluice_keyed::{AggSpec, FlinkKeyEncoder, KeyBlock, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
 
 #[global_allocator]
@@ -43,8 +44,7 @@ const PARTITIONS: [usize; 3] = [1, 256, 4096];
 
 /// `p` VARCHAR partition, `v` BIGINT value, `t` BIGINT rowtime (`t0 + i`).
 fn batch(parts: usize, t0: i64) -> RecordBatch {
-    let p: ArrayRef =
-        Arc::new(StringArray::from((0..ROWS).map(|i| format!("partition-{}", i % parts)).collect::<Vec<_>>()));
+    let p = support::partitions(ROWS, parts);
     let v: ArrayRef = Arc::new(Int64Array::from((0..ROWS).map(|i| (i as i64 * 7919) % 1000).collect::<Vec<_>>()));
     let t: ArrayRef = Arc::new(Int64Array::from((0..ROWS).map(|i| t0 + i as i64).collect::<Vec<_>>()));
     RecordBatch::try_from_iter([("p", p), ("v", v), ("t", t)]).unwrap()
@@ -79,34 +79,6 @@ impl Model {
     }
 }
 
-fn timed(runs: usize, f: &mut dyn FnMut()) -> (f64, f64) {
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    (t[0], t[runs / 2])
-}
-
-/// Allocations per row and interleaved min / median time per row of each
-/// variant, printed on stderr.
-fn report(group: &str, parts: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
-    for (name, f) in variants.iter_mut() {
-        f();
-        let (a, _) = count_allocs(&mut **f);
-        let (min, med) = timed(15, &mut **f);
-        eprintln!(
-            "{group:<18} partitions={parts:<5} {name:<9} allocs/row {:>7.3}  min {:>8.1} ns/row  med {:>8.1} ns/row",
-            a as f64 / ROWS as f64,
-            min * 1e9 / ROWS as f64,
-            med * 1e9 / ROWS as f64
-        );
-    }
-}
-
 fn running_fold(c: &mut Criterion) {
     let mut g = c.benchmark_group("over/running_fold");
     g.throughput(Throughput::Elements(ROWS as u64));
@@ -135,14 +107,14 @@ fn running_fold(c: &mut Criterion) {
                 drop(black_box(block.row(i).to_vec()));
             }
         };
-        report(
+        support::report("over/running_fold", parts, ROWS, &mut [("key_copy", &mut run_k)]);
+        support::compare(
+            &mut g,
             "over/running_fold",
             parts,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m), ("key_copy", &mut run_k)],
+            ROWS,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
         );
-        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
-        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
-        g.bench_function(BenchmarkId::new("reference", parts), |bn| bn.iter(&mut run_m));
     }
     g.finish();
 }
@@ -165,9 +137,13 @@ fn bounded_rows(c: &mut Criterion) {
         let [borrowed, owned] = &mut ops[..] else { unreachable!() };
         let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
         let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
-        report("over/bounded_rows", parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
-        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
-        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+        support::compare(
+            &mut g,
+            "over/bounded_rows",
+            parts,
+            ROWS,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o)],
+        );
     }
     g.finish();
 }
@@ -201,9 +177,13 @@ fn rowtime_fold(c: &mut Criterion) {
         let [tb, to] = &mut ts;
         let mut run_b = || step(borrowed, tb);
         let mut run_o = || step(owned, to);
-        report("over/rowtime_fold", parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
-        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
-        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+        support::compare(
+            &mut g,
+            "over/rowtime_fold",
+            parts,
+            ROWS,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o)],
+        );
     }
     g.finish();
 }

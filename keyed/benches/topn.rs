@@ -17,16 +17,17 @@
 //!
 //! Run: `cargo bench -p sluice-keyed --bench topn -- --warm-up-time 1 --measurement-time 3`
 
+mod support;
+
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Instant;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use sluice_kernels::alloc_count::CountingAlloc;
 use sluice_keyed::{RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
 
 #[global_allocator]
@@ -38,8 +39,7 @@ const N: u64 = 3;
 
 /// `p` VARCHAR partition, `s` BIGINT sort key (a scrambled value), `id`.
 fn batch(parts: usize, offset: i64, base: i64) -> RecordBatch {
-    let p: ArrayRef =
-        Arc::new(StringArray::from((0..ROWS).map(|i| format!("partition-{}", i % parts)).collect::<Vec<_>>()));
+    let p = support::partitions(ROWS, parts);
     let s: ArrayRef =
         Arc::new(Int64Array::from((0..ROWS).map(|i| base + ((i as i64 * 7919 + offset) % 1000)).collect::<Vec<_>>()));
     let id: ArrayRef = Arc::new(Int64Array::from((0..ROWS).map(|i| offset * 100_000 + i as i64).collect::<Vec<_>>()));
@@ -95,34 +95,6 @@ impl Model {
     }
 }
 
-fn timed(runs: usize, f: &mut dyn FnMut()) -> (f64, f64) {
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    (t[0], t[runs / 2])
-}
-
-/// Allocations per row and interleaved min / median time per row of each
-/// variant, printed on stderr.
-fn report(group: &str, parts: usize, rows: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
-    for (name, f) in variants.iter_mut() {
-        f();
-        let (a, _) = count_allocs(&mut **f);
-        let (min, med) = timed(15, &mut **f);
-        eprintln!(
-            "{group:<22} partitions={parts:<5} {name:<9} allocs/row {:>7.3}  min {:>8.1} ns/row  med {:>8.1} ns/row",
-            a as f64 / rows as f64,
-            min * 1e9 / rows as f64,
-            med * 1e9 / rows as f64
-        );
-    }
-}
-
 fn retract(c: &mut Criterion) {
     let mut g = c.benchmark_group("topn/retract");
     g.throughput(Throughput::Elements(2 * ROWS as u64));
@@ -151,15 +123,13 @@ fn retract(c: &mut Criterion) {
             model.step(&ins, RowKind::Insert);
             model.step(&ins, RowKind::Delete);
         };
-        report(
+        support::compare(
+            &mut g,
             "topn/retract",
             parts,
             2 * ROWS,
             &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
         );
-        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
-        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
-        g.bench_function(BenchmarkId::new("reference", parts), |bn| bn.iter(&mut run_m));
     }
     g.finish();
 }
@@ -185,9 +155,13 @@ fn append_rejected(c: &mut Criterion) {
             assert_eq!(out.num_rows(), 0);
         };
         let mut run_o = || drop(black_box(owned.process(&worse, &kinds).unwrap()));
-        report("topn/append_rejected", parts, ROWS, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
-        g.bench_function(BenchmarkId::new("borrowed", parts), |bn| bn.iter(&mut run_b));
-        g.bench_function(BenchmarkId::new("owned", parts), |bn| bn.iter(&mut run_o));
+        support::compare(
+            &mut g,
+            "topn/append_rejected",
+            parts,
+            ROWS,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o)],
+        );
     }
     g.finish();
 }
