@@ -38,7 +38,7 @@ use sluice_keyed::{CmpOp, CondTerm, JoinLine, JoinOptions, JoinSide, JoinType, K
 
 use crate::error::{Error, Result};
 use crate::keyed::operator::{check_no_null_rows, checked_range, dense_blobs, output_parts, relabel};
-use crate::keyed::spec::{boolean, column, columns, spec_err};
+use crate::keyed::spec::{boolean, column, columns, name_values, spec_err};
 
 /// Flink's `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM`.
 const MAX_MAX_PARALLELISM: i32 = 1 << 15;
@@ -68,17 +68,7 @@ pub fn parse_join(spec: &str, left: &Schema, right: &Schema) -> Result<JoinOptio
         Some(other) => return Err(spec_err(format!("unknown operator `{other}` (expected join)"))),
         None => return Err(spec_err("empty spec (expected join)")),
     }
-    let mut opts: Vec<(&str, &str)> = Vec::new();
-    for w in words {
-        let (name, value) = w.split_once('=').ok_or_else(|| spec_err(format!("`{w}` is not name=value")))?;
-        if !OPTIONS.contains(&name) {
-            return Err(spec_err(format!("unknown option `{name}` for join (known: {})", OPTIONS.join(", "))));
-        }
-        if opts.iter().any(|(n, _)| *n == name) {
-            return Err(spec_err(format!("option `{name}` given twice")));
-        }
-        opts.push((name, value));
-    }
+    let opts = name_values(words, "join", &OPTIONS)?;
     let get = |name: &str| opts.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
     let require = |name: &str| get(name).ok_or_else(|| spec_err(format!("join needs `{name}=`")));
     let join_type = match require("type")? {

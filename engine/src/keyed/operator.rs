@@ -34,6 +34,22 @@ pub enum Operator {
     Window(Box<WindowAggregate>),
 }
 
+/// Runs `$body` with `$o` bound to the operator inside `$operator`, whatever
+/// its kind: for the calls every keyed operator has (statically dispatched,
+/// one arm per kind).
+macro_rules! each_operator {
+    ($operator:expr, $o:ident => $body:expr) => {
+        match $operator {
+            Operator::GroupAgg($o) => $body,
+            Operator::Normalize($o) => $body,
+            Operator::Dedup($o) => $body,
+            Operator::TopN($o) => $body,
+            Operator::Over($o) => $body,
+            Operator::Window($o) => $body,
+        }
+    };
+}
+
 /// A keyed operator created from a spec string (see [`spec`]),
 /// with the schemas a foreign caller needs and Flink-key-group snapshots.
 ///
@@ -239,14 +255,7 @@ impl KeyedOperator {
 
     /// Retained state bytes (the quantity the `budget=` option bounds).
     pub fn size(&self) -> usize {
-        match &self.operator {
-            Operator::GroupAgg(o) => o.size(),
-            Operator::Normalize(o) => o.size(),
-            Operator::Dedup(o) => o.size(),
-            Operator::TopN(o) => o.size(),
-            Operator::Over(o) => o.size(),
-            Operator::Window(o) => o.size(),
-        }
+        each_operator!(&self.operator, o => o.size())
     }
 
     /// Keys (groups) in state.
@@ -375,14 +384,7 @@ impl KeyedOperator {
     /// # Errors
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
-        Ok(match &self.operator {
-            Operator::GroupAgg(o) => o.snapshot(range)?,
-            Operator::Normalize(o) => o.snapshot(range)?,
-            Operator::Dedup(o) => o.snapshot(range)?,
-            Operator::TopN(o) => o.snapshot(range)?,
-            Operator::Over(o) => o.snapshot(range)?,
-            Operator::Window(o) => o.snapshot(range)?,
-        })
+        Ok(each_operator!(&self.operator, o => o.snapshot(range)?))
     }
 
     /// One blob per key group of `range`, in order (`result[i]` is key group
@@ -397,14 +399,7 @@ impl KeyedOperator {
         if range.start > range.end || range.start < 0 {
             return dense_blobs(range, Vec::new());
         }
-        let sparse = match &self.operator {
-            Operator::GroupAgg(o) => o.snapshot_key_groups(range)?,
-            Operator::Normalize(o) => o.snapshot_key_groups(range)?,
-            Operator::Dedup(o) => o.snapshot_key_groups(range)?,
-            Operator::TopN(o) => o.snapshot_key_groups(range)?,
-            Operator::Over(o) => o.snapshot_key_groups(range)?,
-            Operator::Window(o) => o.snapshot_key_groups(range)?,
-        };
+        let sparse = each_operator!(&self.operator, o => o.snapshot_key_groups(range)?);
         dense_blobs(range, sparse)
     }
 
@@ -423,14 +418,7 @@ impl KeyedOperator {
     /// operator).
     pub fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> Result<()> {
         for (i, blob) in blobs.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
-            let r = match &mut self.operator {
-                Operator::GroupAgg(o) => o.restore(blob, range),
-                Operator::Normalize(o) => o.restore(blob, range),
-                Operator::Dedup(o) => o.restore(blob, range),
-                Operator::TopN(o) => o.restore(blob, range),
-                Operator::Over(o) => o.restore(blob, range),
-                Operator::Window(o) => o.restore(blob, range),
-            };
+            let r = each_operator!(&mut self.operator, o => o.restore(blob, range));
             r.map_err(|e| if blobs.len() > 1 { Error::Restore { blob: i, source: e } } else { Error::Keyed(e) })?;
         }
         Ok(())

@@ -144,6 +144,27 @@ pub(crate) fn spec_err(message: impl Into<String>) -> Error {
     Error::Spec(message.into())
 }
 
+/// The `name=value` words of an `op` spec, in order: each name one of
+/// `known`, none given twice.
+pub(crate) fn name_values<'a>(
+    words: impl Iterator<Item = &'a str>,
+    op: &str,
+    known: &[&str],
+) -> Result<Vec<(&'a str, &'a str)>> {
+    let mut opts: Vec<(&str, &str)> = Vec::new();
+    for w in words {
+        let (name, value) = w.split_once('=').ok_or_else(|| spec_err(format!("`{w}` is not name=value")))?;
+        if !known.contains(&name) {
+            return Err(spec_err(format!("unknown option `{name}` for {op} (known: {})", known.join(", "))));
+        }
+        if opts.iter().any(|(n, _)| *n == name) {
+            return Err(spec_err(format!("option `{name}` given twice")));
+        }
+        opts.push((name, value));
+    }
+    Ok(opts)
+}
+
 /// Parses `spec` against `schema` (column names and index bounds).
 ///
 /// # Errors
@@ -163,19 +184,9 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         }
     };
     const COMMON: [&str; 4] = ["keys", "max_parallelism", "budget", "update_before"];
-    let mut opts: Vec<(&str, &str)> = Vec::new();
-    for w in words {
-        let (name, value) = w.split_once('=').ok_or_else(|| spec_err(format!("`{w}` is not name=value")))?;
-        if !COMMON.contains(&name) && !allowed.contains(&name) {
-            let mut known: Vec<&str> = COMMON.to_vec();
-            known.extend_from_slice(allowed);
-            return Err(spec_err(format!("unknown option `{name}` for {op} (known: {})", known.join(", "))));
-        }
-        if opts.iter().any(|(n, _)| *n == name) {
-            return Err(spec_err(format!("option `{name}` given twice")));
-        }
-        opts.push((name, value));
-    }
+    let mut known: Vec<&str> = COMMON.to_vec();
+    known.extend_from_slice(allowed);
+    let opts = name_values(words, op, &known)?;
     let get = |name: &str| opts.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
     let require = |name: &str| get(name).ok_or_else(|| spec_err(format!("{op} needs `{name}=`")));
 
@@ -427,6 +438,17 @@ fn plain_agg(a: &str, s: &str, schema: &Schema) -> Result<AggSpec> {
     })
 }
 
+/// Test support: checks that `parse` refuses every `(spec, needle)` of
+/// `cases` over `schema` with a spec error whose message names `needle`.
+#[cfg(test)]
+pub(crate) fn assert_refused(schema: &Schema, cases: &[(&str, &str)]) {
+    for (spec, needle) in cases {
+        let e = parse(spec, schema).unwrap_err().to_string();
+        assert!(e.contains(needle), "{spec:?}: {e}");
+        assert!(e.starts_with("bad operator spec: "), "{spec:?}: {e}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use arrow_schema::{DataType, Field};
@@ -477,27 +499,15 @@ mod tests {
                 backend: StateBackendKind::HashMap
             }
         );
-        let d = parse("dedup keys=1 keep=last", &s).unwrap();
-        assert_eq!(
-            d.kind,
-            SpecKind::Dedup {
-                keep: Keep::Last,
-                order: DedupOrder::ProcTime,
-                insert: true,
-                backend: StateBackendKind::HashMap
-            }
-        );
-        let d = parse("dedup keys=1 keep=last backend=rocksdb", &s).unwrap();
-        assert_eq!(
-            d.kind,
-            SpecKind::Dedup {
-                keep: Keep::Last,
-                order: DedupOrder::ProcTime,
-                insert: true,
-                backend: StateBackendKind::RocksDb
-            }
-        );
-        assert!(parse("dedup keys=1 keep=last backend=heap", &s).unwrap_err().to_string().contains("backend=`heap`"));
+        for (spec, backend) in [
+            ("dedup keys=1 keep=last", StateBackendKind::HashMap),
+            ("dedup keys=1 keep=last backend=rocksdb", StateBackendKind::RocksDb),
+        ] {
+            let d = parse(spec, &s).unwrap();
+            let want = SpecKind::Dedup { keep: Keep::Last, order: DedupOrder::ProcTime, insert: true, backend };
+            assert_eq!(d.kind, want, "{spec}");
+        }
+        assert_refused(&s, &[("dedup keys=1 keep=last backend=heap", "backend=`heap`")]);
     }
 
     #[test]
@@ -515,18 +525,18 @@ mod tests {
             AggSpec::sum(2).with_distinct(),
         ];
         assert_eq!(g.kind, SpecKind::GroupAgg { aggs: want, retractable: true });
-        for (spec, needle) in [
-            ("group_agg keys=0 aggs=count(*):distinct", "count(*) cannot be :distinct"),
-            ("group_agg keys=0 aggs=sum(2):filter(2)", "the filter column is Int64, not Boolean"),
-            ("group_agg keys=0 aggs=sum(2):filter(x)", "no field named `x`"),
-            ("group_agg keys=0 aggs=sum(2):distinct:distinct", "suffix `:distinct`"),
-            ("group_agg keys=0 aggs=sum(2):filter(1):filter(1)", "suffix `:filter(1)`"),
-            ("group_agg keys=0 aggs=sum(2):sorted", "suffix `:sorted`"),
-            ("over keys=0 order=proctime frame=rows preceding=unbounded aggs=sum(2):distinct", "over aggregates"),
-        ] {
-            let e = parse(spec, &s).unwrap_err();
-            assert!(e.to_string().contains(needle), "{spec:?}: {e}");
-        }
+        assert_refused(
+            &s,
+            &[
+                ("group_agg keys=0 aggs=count(*):distinct", "count(*) cannot be :distinct"),
+                ("group_agg keys=0 aggs=sum(2):filter(2)", "the filter column is Int64, not Boolean"),
+                ("group_agg keys=0 aggs=sum(2):filter(x)", "no field named `x`"),
+                ("group_agg keys=0 aggs=sum(2):distinct:distinct", "suffix `:distinct`"),
+                ("group_agg keys=0 aggs=sum(2):filter(1):filter(1)", "suffix `:filter(1)`"),
+                ("group_agg keys=0 aggs=sum(2):sorted", "suffix `:sorted`"),
+                ("over keys=0 order=proctime frame=rows preceding=unbounded aggs=sum(2):distinct", "over aggregates"),
+            ],
+        );
     }
 
     /// Found by the `operator_spec` fuzz target (30-minute ASan run):
@@ -535,10 +545,13 @@ mod tests {
     #[test]
     fn a_malformed_aggregate_names_the_aggs_value() {
         let s = schema();
-        let e = parse("group_agg keys=0 aggs==", &s).unwrap_err();
-        assert!(e.to_string().contains("aggs=`=`"), "{e}");
-        let e = parse("group_agg keys=0 aggs=count(*),sum(2", &s).unwrap_err();
-        assert!(e.to_string().contains("aggregate `sum(2` of aggs=`count(*),sum(2`"), "{e}");
+        assert_refused(
+            &s,
+            &[
+                ("group_agg keys=0 aggs==", "aggs=`=`"),
+                ("group_agg keys=0 aggs=count(*),sum(2", "aggregate `sum(2` of aggs=`count(*),sum(2`"),
+            ],
+        );
     }
 
     /// Found by the `operator_spec` fuzz target: `aggs=count(*),` failed
@@ -565,39 +578,37 @@ mod tests {
     /// "unknown aggregate ``", naming nothing of the text.
     #[test]
     fn unknown_aggregate_names_the_entry() {
-        let e = parse("group_agg keys= aggs=(2)", &schema()).unwrap_err();
-        assert!(e.to_string().contains("unknown aggregate `` in `(2)`"), "{e}");
+        assert_refused(&schema(), &[("group_agg keys= aggs=(2)", "unknown aggregate `` in `(2)`")]);
     }
 
     #[test]
     fn errors_name_the_offending_text() {
         let s = schema();
-        for (spec, needle) in [
-            ("", "empty spec"),
-            ("join keys=0", "unknown operator `join`"),
-            ("normalize", "normalize needs `keys=`"),
-            ("normalize keys=0 keys=1", "`keys` given twice"),
-            ("normalize keys=0 keep=first", "unknown option `keep` for normalize"),
-            ("normalize keys=4", "column 4 is out of range (the schema has 4 fields)"),
-            ("normalize keys=nope", "no field named `nope`"),
-            ("normalize keys=", "keys= is empty"),
-            ("dedup keys= keep=first", "keys= is empty"),
-            ("normalize keys=0 max_parallelism=0", "max_parallelism=`0`"),
-            ("normalize keys=0 max_parallelism=32769", "max_parallelism=`32769`"),
-            ("normalize keys=0 budget=-1", "budget=`-1`"),
-            ("normalize keys=0 update_before=yes", "update_before=`yes`"),
-            ("normalize keys=0 oops", "`oops` is not name=value"),
-            ("group_agg keys=0", "group_agg needs `aggs=`"),
-            ("group_agg keys=0 aggs=median(2)", "unknown aggregate `median`"),
-            ("group_agg keys=0 aggs=sum(2", "`sum(2` is not function(column)"),
-            ("group_agg keys=0 aggs=sum(*)", "no field named `*`"),
-            ("dedup keys=0", "dedup needs `keep=`"),
-            ("dedup keys=0 keep=middle", "keep=`middle`"),
-            ("dedup keys=0 keep=last order=eventtime", "order=`eventtime`"),
-        ] {
-            let e = parse(spec, &s).unwrap_err();
-            assert!(e.to_string().contains(needle), "{spec:?}: {e}");
-            assert!(e.to_string().starts_with("bad operator spec: "), "{e}");
-        }
+        assert_refused(
+            &s,
+            &[
+                ("", "empty spec"),
+                ("join keys=0", "unknown operator `join`"),
+                ("normalize", "normalize needs `keys=`"),
+                ("normalize keys=0 keys=1", "`keys` given twice"),
+                ("normalize keys=0 keep=first", "unknown option `keep` for normalize"),
+                ("normalize keys=4", "column 4 is out of range (the schema has 4 fields)"),
+                ("normalize keys=nope", "no field named `nope`"),
+                ("normalize keys=", "keys= is empty"),
+                ("dedup keys= keep=first", "keys= is empty"),
+                ("normalize keys=0 max_parallelism=0", "max_parallelism=`0`"),
+                ("normalize keys=0 max_parallelism=32769", "max_parallelism=`32769`"),
+                ("normalize keys=0 budget=-1", "budget=`-1`"),
+                ("normalize keys=0 update_before=yes", "update_before=`yes`"),
+                ("normalize keys=0 oops", "`oops` is not name=value"),
+                ("group_agg keys=0", "group_agg needs `aggs=`"),
+                ("group_agg keys=0 aggs=median(2)", "unknown aggregate `median`"),
+                ("group_agg keys=0 aggs=sum(2", "`sum(2` is not function(column)"),
+                ("group_agg keys=0 aggs=sum(*)", "no field named `*`"),
+                ("dedup keys=0", "dedup needs `keep=`"),
+                ("dedup keys=0 keep=middle", "keep=`middle`"),
+                ("dedup keys=0 keep=last order=eventtime", "order=`eventtime`"),
+            ],
+        );
     }
 }
