@@ -106,26 +106,21 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<sluice_kernels::Error> for Error {
-    fn from(e: sluice_kernels::Error) -> Self {
-        Error::Kernel(e)
-    }
+/// `From` for the errors of the layers below, each wrapped in its variant
+/// (so `?` lifts them).
+macro_rules! wrap_errors {
+    ($($source:ty => $variant:ident),* $(,)?) => {$(
+        impl From<$source> for Error {
+            fn from(e: $source) -> Self {
+                Error::$variant(e)
+            }
+        }
+    )*};
 }
 
-impl From<sluice_transpose::Error> for Error {
-    fn from(e: sluice_transpose::Error) -> Self {
-        Error::Transpose(e)
-    }
-}
-
-impl From<sluice_keyed::Error> for Error {
-    fn from(e: sluice_keyed::Error) -> Self {
-        Error::Keyed(e)
-    }
-}
-
-impl From<ArrowError> for Error {
-    fn from(e: ArrowError) -> Self {
-        Error::Arrow(e)
-    }
+wrap_errors! {
+    sluice_kernels::Error => Kernel,
+    sluice_transpose::Error => Transpose,
+    sluice_keyed::Error => Keyed,
+    ArrowError => Arrow,
 }

@@ -171,38 +171,33 @@ impl Parser<'_> {
 
     fn backquoted(&mut self) -> Result<String, SpecError> {
         let start = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            let rest = self.text.get(self.pos..).unwrap_or("");
-            let Some(i) = rest.find('`') else {
-                self.pos = start;
-                return Err(SpecError { pos: start, message: "unterminated `quoted name`".into() });
-            };
-            out.push_str(&rest[..i]);
-            self.pos += i + 1;
-            if self.s.get(self.pos) == Some(&b'`') {
-                out.push('`');
-                self.pos += 1;
-            } else {
-                return Ok(out);
-            }
+        let name = self.quoted(b'`', "`quoted name`");
+        if name.is_err() {
+            self.pos = start;
         }
+        name
     }
 
     fn string(&mut self) -> Result<String, SpecError> {
+        self.quoted(b'\'', "string literal")
+    }
+
+    /// The text between the `quote` at the current position and the one
+    /// that closes it, a doubled `quote` standing for one; `what` names the
+    /// literal when it is unterminated.
+    fn quoted(&mut self, quote: u8, what: &str) -> Result<String, SpecError> {
         let start = self.pos;
         self.pos += 1;
         let mut out = String::new();
         loop {
             let rest = self.text.get(self.pos..).unwrap_or("");
-            let Some(i) = rest.find('\'') else {
-                return Err(SpecError { pos: start, message: "unterminated string literal".into() });
+            let Some(i) = rest.find(quote as char) else {
+                return Err(SpecError { pos: start, message: format!("unterminated {what}") });
             };
             out.push_str(&rest[..i]);
             self.pos += i + 1;
-            if self.s.get(self.pos) == Some(&b'\'') {
-                out.push('\'');
+            if self.s.get(self.pos) == Some(&quote) {
+                out.push(quote as char);
                 self.pos += 1;
             } else {
                 return Ok(out);
