@@ -22,46 +22,37 @@ pub(crate) trait Prim: Copy + PartialOrd + Send + Sync + 'static {
     fn get(r: &mut Reader<'_>) -> Result<Self>;
 }
 
-impl Prim for i64 {
-    const TAG: u8 = 3;
-    const VTYPE: VType = VType::I64;
-    fn col<'a>(c: &Col<'a>) -> Option<(&'a [i64], Option<&'a NullBuffer>)> {
-        if let Col::I64(v, n) = c {
-            Some((v, *n))
-        } else {
-            None
+/// [`Prim`] for a number type: its snapshot tag, the [`Col`] and [`VType`]
+/// variant named `$variant`, its bits, and the snapshot writer/reader call.
+macro_rules! impl_prim {
+    ($($t:ty: $tag:expr, $variant:ident, |$v:ident| $bits:expr, $io:ident;)*) => {$(
+        impl Prim for $t {
+            const TAG: u8 = $tag;
+            const VTYPE: VType = VType::$variant;
+            fn col<'a>(c: &Col<'a>) -> Option<(&'a [$t], Option<&'a NullBuffer>)> {
+                if let Col::$variant(v, n) = c {
+                    Some((v, *n))
+                } else {
+                    None
+                }
+            }
+            fn bits(self) -> u64 {
+                let $v = self;
+                $bits
+            }
+            fn put(self, w: &mut Writer) {
+                w.$io(self)
+            }
+            fn get(r: &mut Reader<'_>) -> Result<$t> {
+                r.$io("value")
+            }
         }
-    }
-    fn bits(self) -> u64 {
-        self as u64
-    }
-    fn put(self, w: &mut Writer) {
-        w.i64(self)
-    }
-    fn get(r: &mut Reader<'_>) -> Result<i64> {
-        r.i64("value")
-    }
+    )*};
 }
 
-impl Prim for f64 {
-    const TAG: u8 = 4;
-    const VTYPE: VType = VType::F64;
-    fn col<'a>(c: &Col<'a>) -> Option<(&'a [f64], Option<&'a NullBuffer>)> {
-        if let Col::F64(v, n) = c {
-            Some((v, *n))
-        } else {
-            None
-        }
-    }
-    fn bits(self) -> u64 {
-        self.to_bits()
-    }
-    fn put(self, w: &mut Writer) {
-        w.f64(self)
-    }
-    fn get(r: &mut Reader<'_>) -> Result<f64> {
-        r.f64("value")
-    }
+impl_prim! {
+    i64: 3, I64, |v| v as u64, i64;
+    f64: 4, F64, |v| v.to_bits(), f64;
 }
 
 /// Whether candidate `a` replaces the current value `b` (strictly better).
