@@ -17,6 +17,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array}
 use arrow_schema::DataType;
 use arrow_select::take::take;
 use bumpalo::collections::Vec as BumpVec;
+use bumpalo::Bump;
 
 use super::state::{KeyState, OptTs};
 use super::store::ROW_OVERHEAD;
@@ -24,6 +25,7 @@ use super::{Mode, OverAggregate};
 use crate::error::{invalid_arg, Result};
 use crate::group_agg::drive::op;
 use crate::row_kind::RowKind;
+use crate::state::Accounting;
 
 impl OverAggregate {
     /// `ProcTimeUnboundedPrecedingFunction.processElement` for every row:
@@ -65,10 +67,7 @@ impl OverAggregate {
             let ks = key_mut(&mut store.keys, slot)?;
             if ks.frame.len() as u64 >= p {
                 if let Some(old) = ks.frame.pop_front() {
-                    rows.push(arena.alloc_slice_copy(ks.frame.bytes_of(old)));
-                    slots.push(slot);
-                    ops.push(op::RET);
-                    store.acct.release(old_len(ks.frame.bytes_of(old)));
+                    plan_retract(ks.frame.bytes_of(old), slot, arena, &mut rows, slots, ops, &mut store.acct);
                 }
             }
             let ks = key_mut(&mut store.keys, slot)?;
@@ -174,10 +173,7 @@ impl OverAggregate {
                 // Retract every row more than x older than the firing time.
                 while let Some(old) = ks.frame.front().filter(|f| ts.wrapping_sub(f.ts) > x) {
                     ks.frame.pop_front();
-                    rows.push(arena.alloc_slice_copy(ks.frame.bytes_of(old)));
-                    slots.push(slot);
-                    ops.push(op::RET);
-                    store.acct.release(old_len(ks.frame.bytes_of(old)));
+                    plan_retract(ks.frame.bytes_of(old), slot, arena, &mut rows, slots, ops, &mut store.acct);
                 }
             }
             let ks = key_mut(&mut store.keys, slot)?;
@@ -189,10 +185,8 @@ impl OverAggregate {
                     Mode::RowRows(p) => {
                         if ks.frame.len() as u64 >= p {
                             if let Some(old) = ks.frame.pop_front() {
-                                rows.push(arena.alloc_slice_copy(ks.frame.bytes_of(old)));
-                                slots.push(slot);
-                                ops.push(op::RET);
-                                store.acct.release(old_len(ks.frame.bytes_of(old)));
+                                let bytes = ks.frame.bytes_of(old);
+                                plan_retract(bytes, slot, arena, &mut rows, slots, ops, &mut store.acct);
                             }
                         }
                         ks.frame.push(ts, bytes);
@@ -326,6 +320,25 @@ fn key_mut(keys: &mut [KeyState], slot: u32) -> Result<&mut KeyState> {
 }
 
 /// Bytes charged for a stored row of `bytes`.
+/// Plans the retraction of `old`, the bytes of a row just taken off key
+/// `slot`'s frame: a copy in the step's `arena` (the frame reuses their
+/// storage), a RET op, and its bytes released from the state budget.
+#[inline(always)]
+fn plan_retract<'a>(
+    old: &[u8],
+    slot: u32,
+    arena: &'a Bump,
+    rows: &mut BumpVec<'_, &'a [u8]>,
+    slots: &mut Vec<u32>,
+    ops: &mut Vec<u8>,
+    acct: &mut Accounting,
+) {
+    rows.push(arena.alloc_slice_copy(old));
+    slots.push(slot);
+    ops.push(op::RET);
+    acct.release(old_len(old));
+}
+
 fn old_len(bytes: &[u8]) -> usize {
     bytes.len() + ROW_OVERHEAD
 }
