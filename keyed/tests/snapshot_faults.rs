@@ -83,6 +83,17 @@ fn target(make: Make) -> Box<dyn Op> {
     target
 }
 
+/// Runs `check(name, key group, blob, target)` for every operator: `blob`
+/// the largest per-key-group snapshot of a donor of 60 keys (of key group
+/// `kg`), `target` an operator of the same kind holding keys of its own.
+fn for_each_operator(mut check: impl FnMut(&str, i32, &[u8], &mut dyn Op)) {
+    for (name, make) in operators() {
+        let (kg, blob) = donor_blob(make);
+        let mut target = target(make);
+        check(name, kg, &blob, &mut *target);
+    }
+}
+
 /// Recomputes the trailing checksum of a damaged snapshot, so that the
 /// parser gets past it.
 fn resum(bad: &mut [u8]) {
@@ -106,47 +117,41 @@ fn refused(target: &mut dyn Op, bad: &[u8], name: &str, what: &str) -> String {
 
 #[test]
 fn a_snapshot_of_another_format_version_is_refused_by_name() {
-    for (name, make) in operators() {
-        let (kg, blob) = donor_blob(make);
-        let mut target = target(make);
+    for_each_operator(|name, kg, blob, target| {
         for fix_sum in [false, true] {
-            let mut bad = blob.clone();
+            let mut bad = blob.to_vec();
             bad[4..6].copy_from_slice(&2u16.to_le_bytes());
             if fix_sum {
                 resum(&mut bad);
             }
-            let err = refused(&mut *target, &bad, name, "version 2");
+            let err = refused(target, &bad, name, "version 2");
             assert!(err.contains("snapshot format version 2"), "{err}");
             assert!(err.contains("this build reads version 1"), "{err}");
             assert!(err.contains(&format!("key group {kg}")), "{err}");
         }
-    }
+    });
 }
 
 #[test]
 fn every_truncation_is_refused_and_restores_nothing() {
-    for (name, make) in operators() {
-        let (kg, blob) = donor_blob(make);
-        let mut target = target(make);
+    for_each_operator(|name, kg, blob, target| {
         for cut in 0..blob.len() {
-            let err = refused(&mut *target, &blob[..cut], name, &format!("cut at {cut}"));
+            let err = refused(target, &blob[..cut], name, &format!("cut at {cut}"));
             if cut >= HEADER + 4 {
                 assert!(err.contains(&format!("key group {kg}")), "cut at {cut}: {err}");
             }
         }
-    }
+    });
 }
 
 #[test]
 fn every_bit_flip_is_refused_and_restores_nothing() {
-    for (name, make) in operators() {
-        let (kg, blob) = donor_blob(make);
-        let mut target = target(make);
+    for_each_operator(|name, kg, blob, target| {
         for byte in 0..blob.len() {
             for bit in 0..8 {
-                let mut bad = blob.clone();
+                let mut bad = blob.to_vec();
                 bad[byte] ^= 1 << bit;
-                let err = refused(&mut *target, &bad, name, &format!("bit {bit} of byte {byte}"));
+                let err = refused(target, &bad, name, &format!("bit {bit} of byte {byte}"));
                 if !(HEADER - 4..HEADER + 4).contains(&byte) {
                     assert!(err.contains(&format!("key group {kg}")), "bit {bit} of byte {byte}: {err}");
                 }
@@ -154,9 +159,9 @@ fn every_bit_flip_is_refused_and_restores_nothing() {
         }
         // The undamaged snapshot restores into the same operator.
         let size = target.bytes();
-        target.rest(&blob, ALL).unwrap();
+        target.rest(blob, ALL).unwrap();
         assert!(target.bytes() > size, "{name}: nothing restored");
-    }
+    });
 }
 
 #[test]

@@ -46,6 +46,12 @@ fn op(w: WindowSpec) -> WindowAggregate {
     WindowAggregate::new(schema(), vec![0], aggs(), WindowAggOptions::new(w, 4)).unwrap()
 }
 
+/// `COUNT(*)` over TUMBLE(5) without keys, rowtime column 0 of `schema`.
+fn global_count(schema: SchemaRef) -> WindowAggregate {
+    let opts = WindowAggOptions::new(WindowSpec::tumble(5), 0);
+    WindowAggregate::new(schema, vec![], vec![AggSpec::count_star()], opts).unwrap()
+}
+
 fn batch(rows: &[Row]) -> RecordBatch {
     let cols: Vec<ArrayRef> = vec![
         column(rows, |r| r.k.clone()),
@@ -200,13 +206,7 @@ fn refuses_retractions_null_rowtimes_and_bad_windows() {
     );
     assert!(e.err().unwrap().to_string().contains("not supported by the window aggregate"));
     let nullable = Arc::new(Schema::new(vec![Field::new("t", DataType::Int64, true)]));
-    let mut o = WindowAggregate::new(
-        nullable.clone(),
-        vec![],
-        vec![AggSpec::count_star()],
-        WindowAggOptions::new(WindowSpec::tumble(5), 0),
-    )
-    .unwrap();
+    let mut o = global_count(nullable.clone());
     let b = RecordBatch::try_new(nullable, vec![Arc::new(Int64Array::from(vec![Some(1), None]))]).unwrap();
     let e = o.process(&b, &[RowKind::Insert; 2]).unwrap_err();
     assert!(e.to_string().contains("row 1: RowTime field should not be null"), "{e}");
@@ -215,13 +215,7 @@ fn refuses_retractions_null_rowtimes_and_bad_windows() {
 #[test]
 fn a_global_window_has_no_key_columns() {
     let s = Arc::new(Schema::new(vec![Field::new("t", DataType::Int64, false)]));
-    let mut o = WindowAggregate::new(
-        s.clone(),
-        vec![],
-        vec![AggSpec::count_star()],
-        WindowAggOptions::new(WindowSpec::tumble(5), 0),
-    )
-    .unwrap();
+    let mut o = global_count(s.clone());
     let b = RecordBatch::try_new(s, vec![Arc::new(Int64Array::from(vec![1, 2, 7, 3]))]).unwrap();
     o.process(&b, &[RowKind::Insert; 4]).unwrap();
     let out = o.advance_watermark(i64::MAX).unwrap();
