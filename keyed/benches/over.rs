@@ -32,7 +32,7 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use sluice_kernels::alloc_count::CountingAlloc;
 use sluice_keyed::{AggSpec, FlinkKeyEncoder, KeyBlock, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
 
@@ -50,11 +50,16 @@ fn batch(parts: usize, t0: i64) -> RecordBatch {
     RecordBatch::try_from_iter([("p", p), ("v", v), ("t", t)]).unwrap()
 }
 
-fn over(time: OverTime, frame: OverFrame, aggs: Vec<AggSpec>, owned: bool) -> OverAggregate {
-    let b = batch(1, 0);
-    let mut o = OverAggregate::new(b.schema(), vec![0], aggs, OverOptions::new(time, frame)).unwrap();
-    o.set_owned_key_probe(owned);
-    o
+/// The operator computing `aggs` over `time` and `frame`, twice: borrowed
+/// key probes, then owned ones.
+fn over(time: OverTime, frame: OverFrame, aggs: &[AggSpec]) -> [OverAggregate; 2] {
+    let schema = batch(1, 0).schema();
+    [false, true].map(|owned| {
+        let opts = OverOptions::new(time, frame);
+        let mut o = OverAggregate::new(schema.clone(), vec![0], aggs.to_vec(), opts).unwrap();
+        o.set_owned_key_probe(owned);
+        o
+    })
 }
 
 /// The scalar running fold: owned keys, one output row per input row.
@@ -80,20 +85,17 @@ impl Model {
 }
 
 fn running_fold(c: &mut Criterion) {
-    let mut g = c.benchmark_group("over/running_fold");
-    g.throughput(Throughput::Elements(ROWS as u64));
+    let mut g = support::Group::new(c, "over/running_fold", ROWS);
     let kinds = vec![RowKind::Insert; ROWS];
     for parts in PARTITIONS {
         let b = batch(parts, 0);
-        let aggs = vec![AggSpec::count_star(), AggSpec::sum(1)];
-        let mut ops: Vec<OverAggregate> =
-            [false, true].map(|owned| over(OverTime::ProcTime, OverFrame::RowsUnbounded, aggs.clone(), owned)).into();
+        let mut ops = over(OverTime::ProcTime, OverFrame::RowsUnbounded, &[AggSpec::count_star(), AggSpec::sum(1)]);
         let mut model = Model::default();
         for o in &mut ops {
             o.process(&b, &kinds).unwrap();
         }
         model.step(&b);
-        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let [borrowed, owned] = &mut ops;
         let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
         let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
         let mut run_m = || model.step(black_box(&b));
@@ -107,56 +109,38 @@ fn running_fold(c: &mut Criterion) {
                 drop(black_box(block.row(i).to_vec()));
             }
         };
-        support::report("over/running_fold", parts, ROWS, &mut [("key_copy", &mut run_k)]);
-        support::compare(
-            &mut g,
-            "over/running_fold",
-            parts,
-            ROWS,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
-        );
+        g.report(parts, &mut [("key_copy", &mut run_k)]);
+        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)]);
     }
     g.finish();
 }
 
 fn bounded_rows(c: &mut Criterion) {
-    let mut g = c.benchmark_group("over/bounded_rows");
-    g.throughput(Throughput::Elements(ROWS as u64));
+    let mut g = support::Group::new(c, "over/bounded_rows", ROWS);
     let kinds = vec![RowKind::Insert; ROWS];
     for parts in PARTITIONS {
         let b = batch(parts, 0);
-        let aggs = vec![AggSpec::sum(1), AggSpec::max(1)];
-        let mut ops: Vec<OverAggregate> =
-            [false, true].map(|owned| over(OverTime::ProcTime, OverFrame::Rows(9), aggs.clone(), owned)).into();
+        let mut ops = over(OverTime::ProcTime, OverFrame::Rows(9), &[AggSpec::sum(1), AggSpec::max(1)]);
         for o in &mut ops {
             // Fill every frame (10 rows per partition).
             for _ in 0..10 {
                 o.process(&b, &kinds).unwrap();
             }
         }
-        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let [borrowed, owned] = &mut ops;
         let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
         let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
-        support::compare(
-            &mut g,
-            "over/bounded_rows",
-            parts,
-            ROWS,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o)],
-        );
+        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
     }
     g.finish();
 }
 
 fn rowtime_fold(c: &mut Criterion) {
-    let mut g = c.benchmark_group("over/rowtime_fold");
-    g.throughput(Throughput::Elements(ROWS as u64));
+    let mut g = support::Group::new(c, "over/rowtime_fold", ROWS);
     let kinds = vec![RowKind::Insert; ROWS];
     for parts in PARTITIONS {
-        let aggs = vec![AggSpec::count_star(), AggSpec::sum(1)];
         let time = OverTime::RowTime { column: 2 };
-        let mut ops: Vec<OverAggregate> =
-            [false, true].map(|owned| over(time, OverFrame::RowsUnbounded, aggs.clone(), owned)).into();
+        let mut ops = over(time, OverFrame::RowsUnbounded, &[AggSpec::count_star(), AggSpec::sum(1)]);
         let mut ts = [0i64; 2];
         let base = batch(parts, 0);
         // The partition and value columns are shared; only the rowtimes move on.
@@ -173,17 +157,11 @@ fn rowtime_fold(c: &mut Criterion) {
         for (o, t) in ops.iter_mut().zip(ts.iter_mut()) {
             step(o, t);
         }
-        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
+        let [borrowed, owned] = &mut ops;
         let [tb, to] = &mut ts;
         let mut run_b = || step(borrowed, tb);
         let mut run_o = || step(owned, to);
-        support::compare(
-            &mut g,
-            "over/rowtime_fold",
-            parts,
-            ROWS,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o)],
-        );
+        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
     }
     g.finish();
 }

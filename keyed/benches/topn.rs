@@ -26,7 +26,7 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use sluice_kernels::alloc_count::CountingAlloc;
 use sluice_keyed::{RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
 
@@ -96,8 +96,7 @@ impl Model {
 }
 
 fn retract(c: &mut Criterion) {
-    let mut g = c.benchmark_group("topn/retract");
-    g.throughput(Throughput::Elements(2 * ROWS as u64));
+    let mut g = support::Group::new(c, "topn/retract", 2 * ROWS);
     for parts in PARTITIONS {
         let (pre, ins) = (batch(parts, 1, 0), batch(parts, 2, 0));
         let prefill: Vec<RecordBatch> = (0..8).map(|o| batch(parts, 10 + o, 0).slice(0, parts)).collect();
@@ -123,20 +122,13 @@ fn retract(c: &mut Criterion) {
             model.step(&ins, RowKind::Insert);
             model.step(&ins, RowKind::Delete);
         };
-        support::compare(
-            &mut g,
-            "topn/retract",
-            parts,
-            2 * ROWS,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)],
-        );
+        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)]);
     }
     g.finish();
 }
 
 fn append_rejected(c: &mut Criterion) {
-    let mut g = c.benchmark_group("topn/append_rejected");
-    g.throughput(Throughput::Elements(ROWS as u64));
+    let mut g = support::Group::new(c, "topn/append_rejected", ROWS);
     for parts in PARTITIONS {
         // Three batches of the best rows, so that every partition's top 3 is
         // full even with one row per partition per batch.
@@ -155,13 +147,7 @@ fn append_rejected(c: &mut Criterion) {
             assert_eq!(out.num_rows(), 0);
         };
         let mut run_o = || drop(black_box(owned.process(&worse, &kinds).unwrap()));
-        support::compare(
-            &mut g,
-            "topn/append_rejected",
-            parts,
-            ROWS,
-            &mut [("borrowed", &mut run_b), ("owned", &mut run_o)],
-        );
+        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o)]);
     }
     g.finish();
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use arrow_array::{ArrayRef, StringArray};
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, BenchmarkId};
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::alloc_count::count_allocs;
 
 /// `rows` VARCHAR partition keys `partition-<i % parts>` (11–14 bytes).
@@ -30,7 +30,7 @@ fn timed(runs: usize, f: &mut dyn FnMut()) -> (f64, f64) {
 
 /// Allocations per row and interleaved min / median time per row of each
 /// variant (one call handles `rows` rows), printed on stderr.
-pub fn report(group: &str, parts: usize, rows: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
+fn report(group: &str, parts: usize, rows: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
     for (name, f) in variants.iter_mut() {
         f();
         let (a, _) = count_allocs(&mut **f);
@@ -44,17 +44,39 @@ pub fn report(group: &str, parts: usize, rows: usize, variants: &mut [(&str, &mu
     }
 }
 
-/// [`report`] for every variant, then a criterion benchmark of each in `g`
-/// (named by the variant and the partition count).
-pub fn compare(
-    g: &mut BenchmarkGroup<'_, WallTime>,
-    group: &str,
-    parts: usize,
+/// A criterion group whose every iteration handles `rows` rows: the
+/// throughput unit, and the count the printed report divides by.
+pub struct Group<'c> {
+    g: BenchmarkGroup<'c, WallTime>,
+    name: &'static str,
     rows: usize,
-    variants: &mut [(&str, &mut dyn FnMut())],
-) {
-    report(group, parts, rows, variants);
-    for (name, f) in variants.iter_mut() {
-        g.bench_function(BenchmarkId::new(*name, parts), |bn| bn.iter(&mut **f));
+}
+
+impl<'c> Group<'c> {
+    /// The group `name` of `c`.
+    pub fn new(c: &'c mut Criterion, name: &'static str, rows: usize) -> Self {
+        let mut g = c.benchmark_group(name);
+        g.throughput(Throughput::Elements(rows as u64));
+        Group { g, name, rows }
+    }
+
+    /// [`report`] for every variant (over `parts` partitions) without
+    /// benchmarking it.
+    pub fn report(&self, parts: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
+        report(self.name, parts, self.rows, variants);
+    }
+
+    /// [`report`] for every variant, then a criterion benchmark of each
+    /// (named by the variant and the partition count).
+    pub fn compare(&mut self, parts: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
+        self.report(parts, variants);
+        for (name, f) in variants.iter_mut() {
+            self.g.bench_function(BenchmarkId::new(*name, parts), |bn| bn.iter(&mut **f));
+        }
+    }
+
+    /// Ends the group (criterion's summary).
+    pub fn finish(self) {
+        self.g.finish();
     }
 }
