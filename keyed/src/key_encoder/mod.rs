@@ -21,7 +21,8 @@
 //!   millis), Decimal128 with precision ≤ 18 (compact DECIMAL, unscaled i64),
 //!   Utf8/LargeUtf8/Utf8View (VARCHAR), Binary/LargeBinary/BinaryView
 //!   (VARBINARY). It refuses every other type with an
-//!   [`Error::UnsupportedType`] rather than write different bytes.
+//!   [`Error::UnsupportedType`](crate::Error::UnsupportedType) rather than
+//!   write different bytes.
 //! - [`TransposeKeyEncoder`], `sluice-transpose`'s `BinaryRowData` key writer,
 //!   for every type transpose maps to Flink (TIME(p), TIMESTAMP(0/6/9),
 //!   DECIMAL(p > 18), ARRAY, MAP, ROW, ...), with
