@@ -193,23 +193,11 @@ impl Out<'_, '_> {
 /// holds it now, then `+I` at the first rank that was empty.
 pub(crate) fn emit_insert_ranked(p: &Partition, key: &[u8], new: &StoredRow, out: &mut Out<'_, '_>) {
     let own = p.buckets.get(key).map_or(0, Vec::len) as u64;
-    let mut rank = p.rows_before(key, out.end) + own;
+    let rank = p.rows_before(key, out.end) + own;
     if rank > out.end {
         return;
     }
-    let mut cur = new;
-    for prev in p.rows_after(key, own as usize) {
-        if rank > out.end {
-            break;
-        }
-        out.ranked(prev, RowKind::UpdateBefore, rank);
-        out.ranked(cur, RowKind::UpdateAfter, rank);
-        cur = prev;
-        rank += 1;
-    }
-    if rank <= out.end {
-        out.ranked(cur, RowKind::Insert, rank);
-    }
+    shift_ranks(p.rows_after(key, own as usize), new, rank, true, out);
 }
 
 /// After `new` was pushed into `key`'s bucket, without rank numbers and
@@ -234,22 +222,38 @@ pub(crate) fn emit_insert_plain(p: &Partition, key: &[u8], new: &StoredRow, out:
 /// row that moves up into it, then `-D` at the last rank that is now empty.
 pub(crate) fn emit_retract_ranked(p: &Partition, key: &[u8], idx: usize, out: &mut Out<'_, '_>) {
     let Some(removed) = p.buckets.get(key).and_then(|b| b.get(idx)) else { return };
-    let mut rank = p.rows_before(key, out.end) + idx as u64 + 1;
+    let rank = p.rows_before(key, out.end) + idx as u64 + 1;
     if rank > out.end {
         return;
     }
-    let mut prev = removed;
-    for cur in p.rows_after(key, idx + 1) {
+    shift_ranks(p.rows_after(key, idx + 1), removed, rank, false, out);
+}
+
+/// The rank shifts from `rank` to `end` as `carried` enters the ranking
+/// (`inserting`: each row of `rows` moves one rank down) or leaves it (each
+/// moves one rank up): at each rank, `-U` the row that held it and `+U` the
+/// row that holds it now; then `+I` at the first rank that was empty, or
+/// `-D` at the last rank that is now empty.
+#[inline(always)]
+fn shift_ranks<'p>(
+    rows: impl Iterator<Item = &'p StoredRow>,
+    mut carried: &'p StoredRow,
+    mut rank: u64,
+    inserting: bool,
+    out: &mut Out<'_, '_>,
+) {
+    for row in rows {
         if rank > out.end {
             break;
         }
-        out.ranked(prev, RowKind::UpdateBefore, rank);
-        out.ranked(cur, RowKind::UpdateAfter, rank);
-        prev = cur;
+        let (held, holds) = if inserting { (row, carried) } else { (carried, row) };
+        out.ranked(held, RowKind::UpdateBefore, rank);
+        out.ranked(holds, RowKind::UpdateAfter, rank);
+        carried = row;
         rank += 1;
     }
     if rank <= out.end {
-        out.ranked(prev, RowKind::Delete, rank);
+        out.ranked(carried, if inserting { RowKind::Insert } else { RowKind::Delete }, rank);
     }
 }
 
