@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_array::{Int64Array, RecordBatch};
-use arrow_schema::{DataType, Schema, SchemaRef};
-use common::{changelog, f, schema_of, Cell};
+use arrow_schema::{Schema, SchemaRef};
+use common::{changelog, f, Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -25,13 +25,7 @@ use RowKind::*;
 type In = (Option<i64>, String, Option<i64>, Option<f64>, Option<String>);
 
 fn schema() -> SchemaRef {
-    schema_of(&[
-        ("k", DataType::Int64, true),
-        ("g", DataType::Utf8, false),
-        ("v", DataType::Int64, true),
-        ("x", DataType::Float64, true),
-        ("s", DataType::Utf8, true),
-    ])
+    In::schema(&["k", "g", "v", "x", "s"])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {

@@ -9,8 +9,8 @@ mod common;
 use std::collections::BTreeMap;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, SchemaRef};
-use common::{changelog, f, schema_of, Cell};
+use arrow_schema::SchemaRef;
+use common::{changelog, f, Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -27,13 +27,7 @@ use RowKind::*;
 type In = (i64, Option<bool>, Option<i64>, Option<f64>, Option<String>);
 
 fn schema() -> SchemaRef {
-    schema_of(&[
-        ("k", DataType::Int64, false),
-        ("f", DataType::Boolean, true),
-        ("v", DataType::Int64, true),
-        ("x", DataType::Float64, true),
-        ("s", DataType::Utf8, true),
-    ])
+    In::schema(&["k", "f", "v", "x", "s"])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {

@@ -17,7 +17,7 @@ use sluice_keyed::{
     CmpOp, CondTerm, Error, JoinLine, JoinOptions, JoinSide, JoinType, KeyGroupRange, RowKind, StreamingJoin, ViewKind,
 };
 
-use common::{changelog, schema_of, Cell, TupleRow};
+use common::{changelog, Cell, TupleRow};
 use join_model::{Change, MSide, Model};
 use RowKind::{Delete, Insert, UpdateAfter, UpdateBefore};
 
@@ -29,7 +29,7 @@ type In = (Option<i64>, i64, String);
 
 fn schema(prefix: &str) -> SchemaRef {
     let (k, v, s) = (format!("{prefix}k"), format!("{prefix}v"), format!("{prefix}s"));
-    schema_of(&[(&k, DataType::Int64, true), (&v, DataType::Int64, false), (&s, DataType::Utf8, false)])
+    In::schema(&[&k, &v, &s])
 }
 
 fn batch(schema: &SchemaRef, rows: &[In]) -> RecordBatch {

@@ -9,8 +9,8 @@ mod common;
 use std::collections::BTreeMap;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, SchemaRef};
-use common::{bigint_agg_specs, bigint_aggs, changelog, schema_of, Cell, Value};
+use arrow_schema::SchemaRef;
+use common::{bigint_agg_specs, bigint_aggs, changelog, Cell, TupleRow, Value};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -25,12 +25,7 @@ static A: CountingAlloc = CountingAlloc::system();
 type In = (String, Option<i64>, i64, Option<String>);
 
 fn schema() -> SchemaRef {
-    schema_of(&[
-        ("p", DataType::Utf8, false),
-        ("v", DataType::Int64, true),
-        ("t", DataType::Int64, false),
-        ("s", DataType::Utf8, true),
-    ])
+    In::schema(&["p", "v", "t", "s"])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {

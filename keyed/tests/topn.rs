@@ -7,8 +7,8 @@ mod common;
 use std::cmp::Ordering;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, SchemaRef};
-use common::{changelog, schema_of, Cell, TupleRow};
+use arrow_schema::SchemaRef;
+use common::{changelog, Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -25,7 +25,7 @@ use RowKind::*;
 type In = (String, i64, Option<i64>);
 
 fn schema() -> SchemaRef {
-    schema_of(&[("p", DataType::Utf8, false), ("id", DataType::Int64, false), ("s", DataType::Int64, true)])
+    In::schema(&["p", "id", "s"])
 }
 
 fn batch(rows: &[In]) -> RecordBatch {

@@ -106,12 +106,16 @@ pub fn schema_of(fields: &[(&str, DataType, bool)]) -> SchemaRef {
 
 /// `(k VARCHAR NOT NULL, v BIGINT, t BIGINT NOT NULL)`: key, value, time.
 pub fn kvt_schema() -> SchemaRef {
-    schema_of(&[("k", DataType::Utf8, false), ("v", DataType::Int64, true), ("t", DataType::Int64, false)])
+    <(String, Option<i64>, i64)>::schema(&["k", "v", "t"])
 }
 
 /// A Rust value the tests put in a cell of an input row: it knows the
 /// Arrow column that holds it and the [`Cell`] [`rows`] reads back.
 pub trait Value: Clone {
+    /// The Arrow type of its column.
+    const DATA_TYPE: DataType;
+    /// Whether its column is nullable (an `Option`).
+    const NULLABLE: bool;
     /// The column of `values`, `None` as NULL.
     fn column(values: Vec<Self>) -> ArrayRef;
     /// The cell [`rows`] reads for this value.
@@ -119,8 +123,10 @@ pub trait Value: Clone {
 }
 
 macro_rules! impl_value {
-    ($($t:ty => $array:ty, |$v:ident| $cell:expr;)*) => {$(
+    ($($t:ty => $array:ty, $data_type:ident, |$v:ident| $cell:expr;)*) => {$(
         impl Value for $t {
+            const DATA_TYPE: DataType = DataType::$data_type;
+            const NULLABLE: bool = false;
             fn column(values: Vec<Self>) -> ArrayRef {
                 Arc::new(<$array>::from(values))
             }
@@ -130,6 +136,8 @@ macro_rules! impl_value {
             }
         }
         impl Value for Option<$t> {
+            const DATA_TYPE: DataType = DataType::$data_type;
+            const NULLABLE: bool = true;
             fn column(values: Vec<Self>) -> ArrayRef {
                 Arc::new(<$array>::from(values))
             }
@@ -140,11 +148,11 @@ macro_rules! impl_value {
     )*};
 }
 impl_value! {
-    i64 => Int64Array, |v| Cell::I(*v);
-    f64 => Float64Array, |v| f(*v);
-    String => StringArray, |v| Cell::S(v.clone());
-    &str => StringArray, |v| Cell::S(v.to_string());
-    bool => BooleanArray, |_v| panic!("test rows do not read BOOLEAN cells");
+    i64 => Int64Array, Int64, |v| Cell::I(*v);
+    f64 => Float64Array, Float64, |v| f(*v);
+    String => StringArray, Utf8, |v| Cell::S(v.clone());
+    &str => StringArray, Utf8, |v| Cell::S(v.to_string());
+    bool => BooleanArray, Boolean, |_v| panic!("test rows do not read BOOLEAN cells");
 }
 
 /// The column of `value` of every row.
@@ -154,6 +162,9 @@ pub fn column<R, T: Value>(rows: &[R], value: impl Fn(&R) -> T) -> ArrayRef {
 
 /// An input row as a tuple of [`Value`]s, one column per field.
 pub trait TupleRow: Sized {
+    /// The schema of these rows, its fields named `names` (one per tuple
+    /// field): each field's type and nullability are its [`Value`]'s.
+    fn schema(names: &[&str]) -> SchemaRef;
     /// One column per tuple field.
     fn columns(rows: &[Self]) -> Vec<ArrayRef>;
     /// The cells [`rows`] reads back for this row.
@@ -163,6 +174,12 @@ pub trait TupleRow: Sized {
 macro_rules! impl_tuple_row {
     ($(($($t:ident $i:tt),+))*) => {$(
         impl<$($t: Value),+> TupleRow for ($($t,)+) {
+            fn schema(names: &[&str]) -> SchemaRef {
+                let types = [$((<$t as Value>::DATA_TYPE, <$t as Value>::NULLABLE)),+];
+                assert_eq!(names.len(), types.len(), "one name per tuple field");
+                let fields: Vec<Field> = names.iter().zip(types).map(|(n, (t, null))| Field::new(*n, t, null)).collect();
+                Arc::new(Schema::new(fields))
+            }
             fn columns(rows: &[Self]) -> Vec<ArrayRef> {
                 vec![$(column(rows, |r| r.$i.clone())),+]
             }
