@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{Schema, SchemaRef};
-use common::{changelog, f, Cell, TupleRow};
+use common::{changelog, f, flink_equal, Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -189,13 +189,7 @@ fn model_of(input: &[(RowKind, In)], aggs: &[usize]) -> Vec<(RowKind, Vec<Cell>)
             continue;
         }
         let new = proj(g);
-        // Doubles compare with == in Flink's equaliser: NaN never equals.
-        let equal = prev.len() == new.len()
-            && prev.iter().zip(&new).all(|(a, b)| match (a, b) {
-                (Cell::F(x), Cell::F(y)) => f64::from_bits(*x) == f64::from_bits(*y),
-                _ => a == b,
-            });
-        if !equal {
+        if !flink_equal(&prev, &new) {
             out.push((UpdateBefore, [key.clone(), prev].concat()));
             out.push((UpdateAfter, [key, new].concat()));
         }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use common::{changelog, f, Cell, TupleRow};
+use common::{changelog, f, flink_equal, Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{
@@ -187,12 +187,8 @@ fn model(input: &[(RowKind, In)], calls: &[AggSpec]) -> Vec<(RowKind, Vec<Cell>)
         }
         let new = g.values(calls);
         // No double result of these calls can be NaN-vs-NaN unequal except
-        // MIN/MAX over NaN: Flink's equaliser uses ==.
-        let equal = prev.iter().zip(&new).all(|(a, b)| match (a, b) {
-            (Cell::F(x), Cell::F(y)) => f64::from_bits(*x) == f64::from_bits(*y),
-            _ => a == b,
-        });
-        if !equal {
+        // MIN/MAX over NaN.
+        if !flink_equal(&prev, &new) {
             out.push((UpdateBefore, [key.clone(), prev].concat()));
             out.push((UpdateAfter, [key, new].concat()));
         }

@@ -196,6 +196,17 @@ impl_tuple_row! {
     (A 0, B 1, C 2, D 3, E 4)
 }
 
+/// Whether two rows of aggregate values are equal to Flink's generated
+/// equaliser, which decides whether a GROUP BY emits an update: doubles
+/// compare with `==` (NaN never equals itself, -0.0 equals 0.0).
+pub fn flink_equal(a: &[Cell], b: &[Cell]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(a, b)| match (a, b) {
+            (Cell::F(x), Cell::F(y)) => f64::from_bits(*x) == f64::from_bits(*y),
+            _ => a == b,
+        })
+}
+
 /// `COUNT(*)`, `COUNT`, `SUM`, `$SUM0`, `AVG`, `MIN` and `MAX` of `column`:
 /// the calls [`bigint_aggs`] models.
 pub fn bigint_agg_specs(column: usize) -> Vec<AggSpec> {
