@@ -54,7 +54,8 @@ pub(super) fn each_start(ends: &[usize], mut f: impl FnMut(usize, usize)) {
 
 /// Row `i`'s bytes of a string or binary key column (the caller skips NULL
 /// rows, whatever bytes their offsets span). One implementation per layout,
-/// so the fill loops below are monomorphised and never dispatch per row.
+/// so the fill loops ([`var_sizes`], [`var_write`]) are monomorphised and
+/// never dispatch per row.
 pub(super) trait VarAt<'a> {
     fn at(&self, i: usize) -> &'a [u8];
 }
