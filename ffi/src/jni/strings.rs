@@ -1,8 +1,9 @@
-//! Java `String[]` in and out.
+//! Java `String[]` in and out (names, Flink types).
 
 use jni::objects::{JObject, JObjectArray, JString};
 use jni::sys::jobjectArray;
 use jni::JNIEnv;
+use sluice_transpose::FlinkType;
 
 use crate::capi::error::{FfiError, FfiResult};
 
@@ -39,4 +40,14 @@ pub(crate) fn string_array(
         env.delete_local_ref(js)?;
     }
     Ok(arr.into_raw())
+}
+
+/// Builds a Java `String[]` of Flink types, each as its
+/// `LogicalType#asSerializableString()` (an operator's `outputTypes`).
+pub(crate) fn type_array<'t>(
+    env: &mut JNIEnv<'_>,
+    types: impl Iterator<Item = &'t FlinkType>,
+) -> FfiResult<jobjectArray> {
+    let names: Vec<String> = types.map(ToString::to_string).collect();
+    string_array(env, names.into_iter())
 }
