@@ -16,44 +16,61 @@
 
 #define MAX_ARGS 4
 
-/* The arguments of one kernel call: `arrays[i]` (moved in by the call) and
- * `schemas[i]` (borrowed: args_release frees them after the call), with
- * `ins` / `in_schemas` pointing at them for the list entry points. */
-struct args {
+/* One kernel call: its arguments `arrays[i]` (moved in by the call) with
+ * `schemas[i]` (borrowed: args_release frees them after the call), `ins` /
+ * `in_schemas` pointing at them for the list entry points, the count of
+ * releases of the arrays, and the output slots (zeroed until a successful
+ * call writes them). Start from `struct call c = {0};`. */
+struct call {
   int n;
   struct ArrowArray arrays[MAX_ARGS];
   struct ArrowSchema schemas[MAX_ARGS];
   struct ArrowArray *ins[MAX_ARGS];
   const struct ArrowSchema *in_schemas[MAX_ARGS];
+  int released;
+  struct ArrowArray out;
+  struct ArrowSchema out_schema;
 };
 
-/* Appends an argument whose array `build` made, with a schema of `format`;
- * returns its index. */
-static inline int args_push(struct args *a, const char *format) {
-  int i = a->n++;
-  make_schema(&a->schemas[i], format, NULL);
-  a->ins[i] = &a->arrays[i];
-  a->in_schemas[i] = &a->schemas[i];
+/* Appends an argument whose array is already built in `arrays[n]`, with a
+ * schema of `format`; returns its index. */
+static inline int arg_push(struct call *c, const char *format) {
+  int i = c->n++;
+  make_schema(&c->schemas[i], format, NULL);
+  c->ins[i] = &c->arrays[i];
+  c->in_schemas[i] = &c->schemas[i];
   return i;
 }
 
 /* Appends a Utf8 argument of the `n` strings `vals` (NULL = NULL row). */
-static inline int arg_utf8(struct args *a, const char *const *vals, int n, int *released) {
-  make_utf8(&a->arrays[a->n], vals, n, released);
-  return args_push(a, "u");
+static inline int arg_utf8(struct call *c, const char *const *vals, int n) {
+  make_utf8(&c->arrays[c->n], vals, n, &c->released);
+  return arg_push(c, "u");
 }
 
 /* Appends an Int32 argument; `valid` may be NULL (all valid). */
-static inline int arg_int32(struct args *a, const int32_t *vals, const int *valid, int n, int *released) {
-  make_int32(&a->arrays[a->n], vals, valid, n, released);
-  return args_push(a, "i");
+static inline int arg_int32(struct call *c, const int32_t *vals, const int *valid, int n) {
+  make_int32(&c->arrays[c->n], vals, valid, n, &c->released);
+  return arg_push(c, "i");
 }
 
-/* Releases the schemas (the arrays were moved into the call). */
-static inline void args_release(struct args *a) {
-  for (int i = 0; i < a->n; i++)
-    if (a->schemas[i].release) a->schemas[i].release(&a->schemas[i]);
-  a->n = 0;
+/* Releases the schemas after the call (the arrays were moved into it); the
+ * next arguments start again at index 0. */
+static inline void args_release(struct call *c) {
+  for (int i = 0; i < c->n; i++)
+    if (c->schemas[i].release) c->schemas[i].release(&c->schemas[i]);
+  c->n = 0;
+}
+
+/* Checks a failed call: status `rc_want`, `message` in the last error
+ * (unless NULL), every array released once (`released_want` in all), and
+ * nothing written to the outputs. */
+static inline void expect_error(const struct call *c, int32_t rc, int32_t rc_want, const char *message,
+                                int released_want) {
+  CHECK(rc == rc_want, "rc %d, want %d", rc, rc_want);
+  CHECK(!message || strstr(sluice_last_error(), message) != NULL, "message, want %s", message);
+  CHECK(c->released == released_want, "released %d, want %d", c->released, released_want);
+  CHECK(c->out.release == NULL && c->out_schema.release == NULL, "output written on error");
 }
 
 /* Three rows with a NULL in the middle: the input of most error paths. */
@@ -90,17 +107,6 @@ static inline void expect_strings(struct ArrowArray *out, struct ArrowSchema *ou
           i, len, v, expected[i]);
   }
   release_out(out, out_schema);
-}
-
-/* Checks a failed call: status `rc`, `message` in the last error (unless
- * NULL), every moved-in array released `released_want` times, and nothing
- * written to `out`. */
-static inline void expect_error(int32_t rc, int32_t rc_want, const char *message, int released, int released_want,
-                                const struct ArrowArray *out) {
-  CHECK(rc == rc_want, "rc %d, want %d", rc, rc_want);
-  CHECK(!message || strstr(sluice_last_error(), message) != NULL, "message, want %s", message);
-  CHECK(released == released_want, "released %d, want %d", released, released_want);
-  CHECK(!out || out->release == NULL, "output written on error");
 }
 
 #endif /* SLUICE_TEST_KERNEL_CHECK_H */

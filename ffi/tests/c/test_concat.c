@@ -16,45 +16,45 @@
 
 #define STRING_TYPE "VARCHAR(2147483647)"
 
+/* CONCAT over the arguments of `c`, then releases their schemas. */
+static int32_t call_concat(struct call *c) {
+  int32_t rc = sluice_concat(c->n, c->ins, c->in_schemas, &c->out, &c->out_schema);
+  args_release(c);
+  return rc;
+}
+
 static void test_concat_arrays_and_scalar(void) {
   static const char *const a[] = {"a", "b", NULL, "", "\xc3\xa9"};
   static const char *const dash[] = {"-"};
-  static const char *const c[] = {"x", "y", "z", "", "\xf0\x9f\x98\x80"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args in = {0};
-  int released = 0;
-  arg_utf8(&in, a, 5, &released);
-  make_utf8_view(&in.arrays[1], dash, 1, &released);
-  args_push(&in, "vu");
-  make_strings(&in.arrays[2], c, 5, 3, 1, &released); /* LargeUtf8, sliced */
-  args_push(&in, "U");
-  int32_t rc = sluice_concat(3, in.ins, in.in_schemas, &out, &out_schema);
-  args_release(&in);
-  CHECK(released == 3, "released %d", released);
+  static const char *const z[] = {"x", "y", "z", "", "\xf0\x9f\x98\x80"};
+  struct call c = {0};
+  arg_utf8(&c, a, 5);
+  make_utf8_view(&c.arrays[1], dash, 1, &c.released);
+  arg_push(&c, "vu");
+  make_strings(&c.arrays[2], z, 5, 3, 1, &c.released); /* LargeUtf8, sliced */
+  arg_push(&c, "U");
+  int32_t rc = call_concat(&c);
+  CHECK(c.released == 3, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   static const char *const want[] = {"a-x", "b-y", NULL, "-", "\xc3\xa9-\xf0\x9f\x98\x80"};
-  expect_strings(&out, &out_schema, want, 5, STRING_TYPE);
+  expect_strings(&c.out, &c.out_schema, want, 5, STRING_TYPE);
 }
 
 /* CONCAT_WS of the separator `sep` and the Utf8 arguments `a` (and `b`
  * unless NULL), each of `n` rows; checks the output against `want`. */
 static void expect_concat_ws(const char *const *sep, int n_sep, const char *const *a, const char *const *b, int n,
                              const char *const *want) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args s = {0}, in = {0};
-  int released = 0;
-  arg_utf8(&s, sep, n_sep, &released);
-  arg_utf8(&in, a, n, &released);
-  if (b) arg_utf8(&in, b, n, &released);
-  int n_args = in.n;
-  int32_t rc = sluice_concat_ws(&s.arrays[0], &s.schemas[0], n_args, in.ins, in.in_schemas, &out, &out_schema);
+  struct call s = {0}, c = {0};
+  arg_utf8(&s, sep, n_sep);
+  arg_utf8(&c, a, n);
+  if (b) arg_utf8(&c, b, n);
+  int n_args = c.n;
+  int32_t rc = sluice_concat_ws(&s.arrays[0], &s.schemas[0], n_args, c.ins, c.in_schemas, &c.out, &c.out_schema);
   args_release(&s);
-  args_release(&in);
-  CHECK(released == 1 + n_args, "released %d", released);
+  args_release(&c);
+  CHECK(s.released + c.released == 1 + n_args, "released %d", s.released + c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  expect_strings(&out, &out_schema, want, n, STRING_TYPE);
+  expect_strings(&c.out, &c.out_schema, want, n, STRING_TYPE);
 }
 
 static void test_concat_ws_skips_nulls(void) {
@@ -75,31 +75,23 @@ static void test_concat_ws_null_separator(void) {
 }
 
 static void test_concat_length_mismatch(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args in = {0};
-  int released = 0;
-  arg_utf8(&in, ABC, 3, &released);
-  arg_utf8(&in, ABC, 2, &released);
-  int32_t rc = sluice_concat(2, in.ins, in.in_schemas, &out, &out_schema);
-  args_release(&in);
-  expect_error(rc, SLUICE_ERR_INVALID_ARGUMENT, "argument 0 has 3 rows and argument 1 has 2", released, 2, NULL);
+  struct call c = {0};
+  arg_utf8(&c, ABC, 3);
+  arg_utf8(&c, ABC, 2);
+  int32_t rc = call_concat(&c);
+  expect_error(&c, rc, SLUICE_ERR_INVALID_ARGUMENT, "argument 0 has 3 rows and argument 1 has 2", 2);
 }
 
 static void test_concat_null_element_releases_the_others(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args in = {0};
-  int released = 0;
-  arg_utf8(&in, ABC, 3, &released);
-  arg_utf8(&in, ABC, 3, &released);
-  in.ins[2] = in.ins[1];
-  in.ins[1] = NULL;
-  const struct ArrowSchema *schemas[] = {&in.schemas[0], &in.schemas[0], &in.schemas[0]};
-  int32_t rc = sluice_concat(3, in.ins, schemas, &out, &out_schema);
-  args_release(&in);
-  expect_error(rc, SLUICE_ERR_NULL_POINTER, "ins[1] is NULL", released, 2, NULL);
-  CHECK(in.arrays[0].release == NULL && in.arrays[1].release == NULL, "inputs not marked released");
+  struct call c = {0};
+  arg_utf8(&c, ABC, 3);
+  arg_utf8(&c, ABC, 3);
+  struct ArrowArray *ins[] = {&c.arrays[0], NULL, &c.arrays[1]};
+  const struct ArrowSchema *schemas[] = {&c.schemas[0], &c.schemas[0], &c.schemas[0]};
+  int32_t rc = sluice_concat(3, ins, schemas, &c.out, &c.out_schema);
+  args_release(&c);
+  expect_error(&c, rc, SLUICE_ERR_NULL_POINTER, "ins[1] is NULL", 2);
+  CHECK(c.arrays[0].release == NULL && c.arrays[1].release == NULL, "inputs not marked released");
 }
 
 static void test_concat_bad_counts(void) {
@@ -124,19 +116,15 @@ static void test_concat_offset_overflow(void) {
   const char *scalar[] = {s};
   const char **rows = (const char **)malloc(2048 * sizeof *rows);
   for (int i = 0; i < 2048; i++) rows[i] = "";
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args in = {0};
-  int released = 0;
-  arg_utf8(&in, scalar, 1, &released);
-  arg_utf8(&in, rows, 2048, &released);
+  struct call c = {0};
+  arg_utf8(&c, scalar, 1);
+  arg_utf8(&c, rows, 2048);
   free(s);
   free(rows);
-  int32_t rc = sluice_concat(2, in.ins, in.in_schemas, &out, &out_schema);
-  args_release(&in);
-  CHECK(released == 2, "released %d", released);
+  int32_t rc = call_concat(&c);
+  CHECK(c.released == 2, "released %d", c.released);
   CHECK(rc == SLUICE_ERR_OFFSET_OVERFLOW, "rc %d", rc);
-  if (rc == SLUICE_OK) release_out(&out, &out_schema);
+  if (rc == SLUICE_OK) release_out(&c.out, &c.out_schema);
 }
 
 int main(void) {

@@ -128,16 +128,13 @@ static void test_md5_hashes_the_bytes_of_a_utf8_array(void) {
 
 /* ---------------------------------------------------------------- SHA2 */
 
-/* SHA2 with widths of length 1 (literal) or N (column). */
-static int32_t call_sha2(const char *const *vals, int n, const int32_t *widths, const int *wvalid, int nw,
-                         struct ArrowArray *out, struct ArrowSchema *out_schema, int *released) {
-  struct args a = {0};
-  arg_utf8(&a, vals, n, released);
-  arg_int32(&a, widths, wvalid, nw, released);
-  memset(out, 0, sizeof *out);
-  memset(out_schema, 0, sizeof *out_schema);
-  int32_t rc = sluice_sha2(&a.arrays[0], &a.schemas[0], &a.arrays[1], &a.schemas[1], out, out_schema);
-  args_release(&a);
+/* SHA2 with widths of length 1 (literal) or N (column), into `c`. */
+static int32_t call_sha2(struct call *c, const char *const *vals, int n, const int32_t *widths, const int *wvalid,
+                         int nw) {
+  arg_utf8(c, vals, n);
+  arg_int32(c, widths, wvalid, nw);
+  int32_t rc = sluice_sha2(&c->arrays[0], &c->schemas[0], &c->arrays[1], &c->schemas[1], &c->out, &c->out_schema);
+  args_release(c);
   return rc;
 }
 
@@ -149,88 +146,89 @@ static int32_t call_sha2(const char *const *vals, int n, const int32_t *widths, 
 #define SHA1_ABC "a9993e364706816aba3e25717850c26c9cd0d89d"
 
 static void test_sha2_literal_width(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  int released = 0;
+  struct call c = {0};
   int32_t w = 256;
-  int32_t rc = call_sha2(ABC, 3, &w, NULL, 1, &out, &out_schema, &released);
-  CHECK(released == 2, "released %d", released);
+  int32_t rc = call_sha2(&c, ABC, 3, &w, NULL, 1);
+  CHECK(c.released == 2, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   static const char *const want[] = {SHA256_ABC, NULL, SHA256_ABC};
-  expect_strings(&out, &out_schema, want, 3, "VARCHAR(128)");
+  expect_strings(&c.out, &c.out_schema, want, 3, "VARCHAR(128)");
 }
 
 static void test_sha2_width_column(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
   static const char *const vals[] = {"abc", "abc", "abc", "abc", NULL};
   static const int32_t widths[] = {224, 512, 0, 1, 7};
   static const int valid[] = {1, 1, 0, 1, 1};
-  int released = 0;
-  int32_t rc = call_sha2(vals, 5, widths, valid, 5, &out, &out_schema, &released);
-  CHECK(released == 2, "released %d", released);
+  struct call c = {0};
+  int32_t rc = call_sha2(&c, vals, 5, widths, valid, 5);
+  CHECK(c.released == 2, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   /* NULL width -> NULL; width 1 -> SHA-1 (JDK "SHA-1"); invalid width 7
    * meets a NULL input -> NULL (Flink, docs/flink-semantics.md section 11). */
   static const char *const want[] = {SHA224_ABC, SHA512_ABC, NULL, SHA1_ABC, NULL};
-  expect_strings(&out, &out_schema, want, 5, "VARCHAR(128)");
+  expect_strings(&c.out, &c.out_schema, want, 5, "VARCHAR(128)");
 }
 
-static void test_sha2_invalid_literal_width_fails_even_without_rows(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  int released = 0;
-  int32_t w = 160;
-  int32_t rc = call_sha2(NULL, 0, &w, NULL, 1, &out, &out_schema, &released);
-  expect_error(rc, SLUICE_ERR_FLINK, "Unsupported algorithm.", released, 2, &out);
-  CHECK(out_schema.release == NULL, "output schema written on error");
-}
+/* Each failing SHA2 call of a table: the input `vals`, the widths (Int32
+ * `widths`, or a Utf8 column when `string_widths`), the status and a part
+ * of the message. */
+struct sha2_error {
+  const char *const *vals;
+  int n;
+  const int32_t *widths;
+  int nw;
+  int string_widths;
+  int32_t rc;
+  const char *message;
+};
 
-static void test_sha2_invalid_column_width_meeting_a_value(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  static const char *const vals[] = {"abc", "abc"};
-  static const int32_t widths[] = {256, -1};
-  int released = 0;
-  int32_t rc = call_sha2(vals, 2, widths, NULL, 2, &out, &out_schema, &released);
-  expect_error(rc, SLUICE_ERR_FLINK, "SHA--1 MessageDigest not available", released, 2, NULL);
-}
-
-static void test_sha2_widths_length_mismatch(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  static const int32_t widths[] = {256, 256};
-  int released = 0;
-  int32_t rc = call_sha2(ABC, 3, widths, NULL, 2, &out, &out_schema, &released);
-  expect_error(rc, SLUICE_ERR_INVALID_ARGUMENT, "widths has 2 rows", released, 2, NULL);
-}
-
-static void test_sha2_widths_wrong_type(void) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  int released = 0;
+static void expect_sha2_error(const struct sha2_error *e) {
   static const char *const ws[] = {"256"};
-  arg_utf8(&a, ABC, 3, &released);
-  arg_utf8(&a, ws, 1, &released);
-  int32_t rc = sluice_sha2(&a.arrays[0], &a.schemas[0], &a.arrays[1], &a.schemas[1], &out, &out_schema);
-  args_release(&a);
-  expect_error(rc, SLUICE_ERR_UNSUPPORTED_TYPE, "widths must be Int32", released, 2, NULL);
+  struct call c = {0};
+  int32_t rc;
+  if (e->string_widths) {
+    arg_utf8(&c, e->vals, e->n);
+    arg_utf8(&c, ws, 1);
+    rc = sluice_sha2(&c.arrays[0], &c.schemas[0], &c.arrays[1], &c.schemas[1], &c.out, &c.out_schema);
+    args_release(&c);
+  } else {
+    rc = call_sha2(&c, e->vals, e->n, e->widths, NULL, e->nw);
+  }
+  expect_error(&c, rc, e->rc, e->message, 2);
 }
+
+static const int32_t W160[] = {160};
+static const char *const ABC2[] = {"abc", "abc"};
+static const int32_t W256_MINUS1[] = {256, -1};
+static const int32_t W256_256[] = {256, 256};
+
+/* Declares the test `name` of one failing SHA2 call (a sha2_error). */
+#define SHA2_ERROR_TEST(name, ...)             \
+  static void name(void) {                     \
+    const struct sha2_error e = {__VA_ARGS__}; \
+    expect_sha2_error(&e);                     \
+  }
+
+SHA2_ERROR_TEST(test_sha2_invalid_literal_width_fails_even_without_rows,
+                NULL, 0, W160, 1, 0, SLUICE_ERR_FLINK, "Unsupported algorithm.")
+SHA2_ERROR_TEST(test_sha2_invalid_column_width_meeting_a_value,
+                ABC2, 2, W256_MINUS1, 2, 0, SLUICE_ERR_FLINK, "SHA--1 MessageDigest not available")
+SHA2_ERROR_TEST(test_sha2_widths_length_mismatch,
+                ABC, 3, W256_256, 2, 0, SLUICE_ERR_INVALID_ARGUMENT, "widths has 2 rows")
+SHA2_ERROR_TEST(test_sha2_widths_wrong_type,
+                ABC, 3, NULL, 0, 1, SLUICE_ERR_UNSUPPORTED_TYPE, "widths must be Int32")
 
 static void test_sha2_null_widths_releases_input(void) {
-  struct ArrowArray out;
-  struct ArrowSchema w_schema, out_schema;
-  struct args a = {0};
-  int released = 0;
-  arg_utf8(&a, ABC, 3, &released);
+  struct ArrowSchema w_schema;
+  struct call c = {0};
+  arg_utf8(&c, ABC, 3);
   make_schema(&w_schema, "i", NULL);
-  int32_t rc = sluice_sha2(&a.arrays[0], &a.schemas[0], NULL, &w_schema, &out, &out_schema);
-  args_release(&a);
+  int32_t rc = sluice_sha2(&c.arrays[0], &c.schemas[0], NULL, &w_schema, &c.out, &c.out_schema);
+  args_release(&c);
   w_schema.release(&w_schema);
   CHECK(rc == SLUICE_ERR_NULL_POINTER, "rc %d", rc);
   CHECK(strcmp(sluice_last_error(), "sluice_sha2: widths is NULL") == 0, "message");
-  CHECK(released == 1 && a.arrays[0].release == NULL, "released %d", released);
+  CHECK(c.released == 1 && c.arrays[0].release == NULL, "released %d", c.released);
 }
 
 int main(void) {

@@ -121,42 +121,27 @@ static void null_format(struct ArrowArray *in, struct ArrowSchema *s) {
   s->format = NULL;
 }
 
-static void test_null_schema_releases_input(void) {
-  const struct bad_input c = {"u", NULL, NULL, 1, SLUICE_ERR_NULL_POINTER, "sluice_md5: in_schema is NULL", 1};
-  expect_md5_refuses(&c);
-}
-static void test_already_released_input(void) {
-  const struct bad_input c = {"u", NULL, release_array, 0, SLUICE_ERR_INVALID_ARGUMENT, "already released", 0};
-  expect_md5_refuses(&c);
-}
-static void test_released_schema(void) {
-  const struct bad_input c = {"u", NULL, release_schema, 0, SLUICE_ERR_INVALID_ARGUMENT, "in_schema is released", 0};
-  expect_md5_refuses(&c);
-}
-static void test_wrong_input_type(void) {
-  const struct bad_input c = {"i", NULL, NULL, 0, SLUICE_ERR_UNSUPPORTED_TYPE, "got Int32", 0};
-  expect_md5_refuses(&c);
-}
-static void test_flink_type_that_is_not_a_string(void) {
-  const struct bad_input c = {"u", "INT", NULL, 0, SLUICE_ERR_UNSUPPORTED_TYPE, "flink.type is INT", 0};
-  expect_md5_refuses(&c);
-}
-static void test_wrong_buffer_count(void) {
-  const struct bad_input c = {"u", NULL, two_buffers, 0, SLUICE_ERR_INVALID_ARROW, "needs 3 buffers, it has 2", 0};
-  expect_md5_refuses(&c);
-}
-static void test_offsets_out_of_order(void) {
-  const struct bad_input c = {"u", NULL, offsets_out_of_order, 0, SLUICE_ERR_INVALID_ARROW, NULL, 0};
-  expect_md5_refuses(&c);
-}
-static void test_negative_length(void) {
-  const struct bad_input c = {"u", NULL, negative_length, 0, SLUICE_ERR_INVALID_ARROW, NULL, 0};
-  expect_md5_refuses(&c);
-}
-static void test_schema_with_null_format(void) {
-  const struct bad_input c = {"u", NULL, null_format, 0, SLUICE_ERR_INVALID_ARROW, "format is NULL", 0};
-  expect_md5_refuses(&c);
-}
+/* Declares the test `name` of one bad input (the fields of a bad_input). */
+#define BAD_INPUT_TEST(name, ...)               \
+  static void name(void) {                      \
+    const struct bad_input c = {__VA_ARGS__};   \
+    expect_md5_refuses(&c);                     \
+  }
+
+BAD_INPUT_TEST(test_null_schema_releases_input,
+               "u", NULL, NULL, 1, SLUICE_ERR_NULL_POINTER, "sluice_md5: in_schema is NULL", 1)
+BAD_INPUT_TEST(test_already_released_input,
+               "u", NULL, release_array, 0, SLUICE_ERR_INVALID_ARGUMENT, "already released", 0)
+BAD_INPUT_TEST(test_released_schema,
+               "u", NULL, release_schema, 0, SLUICE_ERR_INVALID_ARGUMENT, "in_schema is released", 0)
+BAD_INPUT_TEST(test_wrong_input_type, "i", NULL, NULL, 0, SLUICE_ERR_UNSUPPORTED_TYPE, "got Int32", 0)
+BAD_INPUT_TEST(test_flink_type_that_is_not_a_string,
+               "u", "INT", NULL, 0, SLUICE_ERR_UNSUPPORTED_TYPE, "flink.type is INT", 0)
+BAD_INPUT_TEST(test_wrong_buffer_count,
+               "u", NULL, two_buffers, 0, SLUICE_ERR_INVALID_ARROW, "needs 3 buffers, it has 2", 0)
+BAD_INPUT_TEST(test_offsets_out_of_order, "u", NULL, offsets_out_of_order, 0, SLUICE_ERR_INVALID_ARROW, NULL, 0)
+BAD_INPUT_TEST(test_negative_length, "u", NULL, negative_length, 0, SLUICE_ERR_INVALID_ARROW, NULL, 0)
+BAD_INPUT_TEST(test_schema_with_null_format, "u", NULL, null_format, 0, SLUICE_ERR_INVALID_ARROW, "format is NULL", 0)
 
 int main(void) {
   RUN(test_last_error_empty_before_any_error);

@@ -22,52 +22,48 @@ typedef int32_t (*ternary_fn)(struct ArrowArray *, const struct ArrowSchema *, s
                               const struct ArrowSchema *, struct ArrowArray *, const struct ArrowSchema *,
                               struct ArrowArray *, struct ArrowSchema *);
 
-/* Calls `f` on the three arguments of `a`, then releases their schemas. */
-static int32_t call3(ternary_fn f, struct args *a, struct ArrowArray *out, struct ArrowSchema *out_schema) {
-  memset(out, 0, sizeof *out);
-  memset(out_schema, 0, sizeof *out_schema);
-  int32_t rc = f(&a->arrays[0], &a->schemas[0], &a->arrays[1], &a->schemas[1], &a->arrays[2], &a->schemas[2], out,
-                 out_schema);
-  args_release(a);
+/* Calls `f` on the three arguments of `c`, then releases their schemas. */
+static int32_t call3(ternary_fn f, struct call *c) {
+  int32_t rc = f(&c->arrays[0], &c->schemas[0], &c->arrays[1], &c->schemas[1], &c->arrays[2], &c->schemas[2], &c->out,
+                 &c->out_schema);
+  args_release(c);
   return rc;
 }
 
-/* POSITION(a[0] IN a[1]), then releases the schemas. */
-static int32_t call_position(struct args *a, struct ArrowArray *out, struct ArrowSchema *out_schema) {
-  int32_t rc = sluice_position(&a->arrays[0], &a->schemas[0], &a->arrays[1], &a->schemas[1], out, out_schema);
-  args_release(a);
+/* POSITION(arrays[0] IN arrays[1]), then releases the schemas. */
+static int32_t call_position(struct call *c) {
+  int32_t rc = sluice_position(&c->arrays[0], &c->schemas[0], &c->arrays[1], &c->schemas[1], &c->out, &c->out_schema);
+  args_release(c);
   return rc;
 }
 
-/* a[0] LIKE a[1] ESCAPE escape, then releases the schemas. */
-static int32_t call_like(struct args *a, const char *escape, struct ArrowArray *out, struct ArrowSchema *out_schema) {
-  int32_t rc = sluice_like(&a->arrays[0], &a->schemas[0], &a->arrays[1], &a->schemas[1], escape, out, out_schema);
-  args_release(a);
+/* arrays[0] LIKE arrays[1] ESCAPE escape, then releases the schemas. */
+static int32_t call_like(struct call *c, const char *escape) {
+  int32_t rc =
+      sluice_like(&c->arrays[0], &c->schemas[0], &c->arrays[1], &c->schemas[1], escape, &c->out, &c->out_schema);
+  args_release(c);
   return rc;
 }
 
-/* The Int32 values of an output (released by the caller). */
-static const int32_t *int32_values(const struct ArrowArray *out) { return (const int32_t *)out->buffers[1]; }
+/* The Int32 values of the output. */
+static const int32_t *int32_values(const struct call *c) { return (const int32_t *)c->out.buffers[1]; }
 
-/* The value bits of a Boolean output (released by the caller). */
-static uint8_t bool_bits(const struct ArrowArray *out) { return ((const uint8_t *)out->buffers[1])[0]; }
+/* The first byte of value bits of a Boolean output. */
+static uint8_t bool_bits(const struct call *c) { return ((const uint8_t *)c->out.buffers[1])[0]; }
 
 static void test_position(void) {
   static const char *const needle[] = {"lo"};
   static const char *const hay[] = {"hello", "\xc3\xa9lo", NULL, "xyz"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  int released = 0;
-  arg_utf8(&a, needle, 1, &released);
-  arg_utf8(&a, hay, 4, &released);
-  int32_t rc = call_position(&a, &out, &out_schema);
-  CHECK(released == 2, "released %d", released);
+  struct call c = {0};
+  arg_utf8(&c, needle, 1);
+  arg_utf8(&c, hay, 4);
+  int32_t rc = call_position(&c);
+  CHECK(c.released == 2, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  CHECK(strcmp(out_schema.format, "i") == 0, "format %s", out_schema.format);
-  const int32_t *v = int32_values(&out);
-  CHECK(out.length == 4 && v[0] == 4 && v[1] == 2 && !is_valid_row(&out, 2) && v[3] == 0, "values");
-  release_out(&out, &out_schema);
+  CHECK(strcmp(c.out_schema.format, "i") == 0, "format %s", c.out_schema.format);
+  const int32_t *v = int32_values(&c);
+  CHECK(c.out.length == 4 && v[0] == 4 && v[1] == 2 && !is_valid_row(&c.out, 2) && v[3] == 0, "values");
+  release_out(&c.out, &c.out_schema);
 }
 
 static void test_locate_with_from(void) {
@@ -75,51 +71,43 @@ static void test_locate_with_from(void) {
   static const char *const hay[] = {"banana", "banana", "banana", "banana"};
   static const int32_t from[] = {0, 3, 7, 0};
   static const int valid[] = {1, 1, 1, 0};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  int released = 0;
-  arg_utf8(&a, needle, 1, &released);
-  arg_utf8(&a, hay, 4, &released);
-  arg_int32(&a, from, valid, 4, &released);
-  int32_t rc = call3(sluice_locate, &a, &out, &out_schema);
-  CHECK(released == 3, "released %d", released);
+  struct call c = {0};
+  arg_utf8(&c, needle, 1);
+  arg_utf8(&c, hay, 4);
+  arg_int32(&c, from, valid, 4);
+  int32_t rc = call3(sluice_locate, &c);
+  CHECK(c.released == 3, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   /* SqlFunctionUtils.position(needle, hay, from) = hay.indexOf(needle,
    * from - 1) + 1; from <= 0 searches from the start. */
-  const int32_t *v = int32_values(&out);
-  CHECK(out.length == 4 && v[0] == 2 && v[1] == 4 && v[2] == 0 && !is_valid_row(&out, 3), "values %d %d %d", v[0],
-        v[1], v[2]);
-  expect_flink_type(&out_schema, "INT");
-  release_out(&out, &out_schema);
+  const int32_t *v = int32_values(&c);
+  CHECK(c.out.length == 4 && v[0] == 2 && v[1] == 4 && v[2] == 0 && !is_valid_row(&c.out, 3), "values %d %d %d",
+        v[0], v[1], v[2]);
+  expect_flink_type(&c.out_schema, "INT");
+  release_out(&c.out, &c.out_schema);
 }
 
 static void test_like_bad_escape(void) {
   static const char *const s[] = {"abc"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  int released = 0;
-  arg_utf8(&a, s, 1, &released);
-  arg_utf8(&a, s, 1, &released);
-  int32_t rc = call_like(&a, "ab", &out, &out_schema);
-  expect_error(rc, SLUICE_ERR_FLINK, NULL, released, 2, NULL);
+  struct call c = {0};
+  arg_utf8(&c, s, 1);
+  arg_utf8(&c, s, 1);
+  int32_t rc = call_like(&c, "ab");
+  expect_error(&c, rc, SLUICE_ERR_FLINK, NULL, 2);
 }
 
 static void test_like(void) {
   static const char *const s[] = {"abc", "xbz", NULL, "ab"};
   static const char *const p[] = {"%b_"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  arg_utf8(&a, s, 4, NULL);
-  arg_utf8(&a, p, 1, NULL);
-  int32_t rc = call_like(&a, NULL, &out, &out_schema);
+  struct call c = {0};
+  arg_utf8(&c, s, 4);
+  arg_utf8(&c, p, 1);
+  int32_t rc = call_like(&c, NULL);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  CHECK(strcmp(out_schema.format, "b") == 0, "format %s", out_schema.format);
-  uint8_t bits = bool_bits(&out);
-  CHECK(out.length == 4 && (bits & 1) && (bits & 2) && !is_valid_row(&out, 2) && !(bits & 8), "values");
-  release_out(&out, &out_schema);
+  CHECK(strcmp(c.out_schema.format, "b") == 0, "format %s", c.out_schema.format);
+  uint8_t bits = bool_bits(&c);
+  CHECK(c.out.length == 4 && (bits & 1) && (bits & 2) && !is_valid_row(&c.out, 2) && !(bits & 8), "values");
+  release_out(&c.out, &c.out_schema);
 }
 
 static void test_replace_and_split_index(void) {
@@ -127,23 +115,21 @@ static void test_replace_and_split_index(void) {
   static const char *const comma[] = {","};
   static const char *const semi[] = {";"};
   static const int32_t idx[] = {2};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  arg_utf8(&a, s, 2, NULL);
-  arg_utf8(&a, comma, 1, NULL);
-  arg_utf8(&a, semi, 1, NULL);
-  int32_t rc = call3(sluice_replace, &a, &out, &out_schema);
+  struct call c = {0};
+  arg_utf8(&c, s, 2);
+  arg_utf8(&c, comma, 1);
+  arg_utf8(&c, semi, 1);
+  int32_t rc = call3(sluice_replace, &c);
   CHECK(rc == SLUICE_OK, "replace rc %d", rc);
   static const char *const want[] = {"a;b;;c", NULL};
-  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, want, 2, STRING_TYPE);
-  arg_utf8(&a, s, 2, NULL);
-  arg_utf8(&a, comma, 1, NULL);
-  arg_int32(&a, idx, NULL, 1, NULL);
-  int32_t rc2 = call3(sluice_split_index, &a, &out, &out_schema);
+  if (rc == SLUICE_OK) expect_strings(&c.out, &c.out_schema, want, 2, STRING_TYPE);
+  arg_utf8(&c, s, 2);
+  arg_utf8(&c, comma, 1);
+  arg_int32(&c, idx, NULL, 1);
+  int32_t rc2 = call3(sluice_split_index, &c);
   CHECK(rc2 == SLUICE_OK, "split_index rc %d", rc2);
   static const char *const want2[] = {"", NULL};
-  expect_strings(&out, &out_schema, want2, 2, STRING_TYPE);
+  expect_strings(&c.out, &c.out_schema, want2, 2, STRING_TYPE);
 }
 
 /* POSITION and LIKE give INT / BOOLEAN: they read the bytes of a Utf8
@@ -154,26 +140,24 @@ static void test_search_reads_bytes_that_are_not_utf8(void) {
   static const char *const needle[] = {"lo"};
   static const char *const hay[] = {"\xff" "alo", "ok"};
   static const char *const pat[] = {"%lo"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  arg_utf8(&a, needle, 1, NULL);
-  arg_utf8(&a, hay, 2, NULL);
-  int32_t rc = call_position(&a, &out, &out_schema);
+  struct call c = {0};
+  arg_utf8(&c, needle, 1);
+  arg_utf8(&c, hay, 2);
+  int32_t rc = call_position(&c);
   CHECK(rc == SLUICE_OK, "position rc %d: %s", rc, sluice_last_error());
   if (rc == SLUICE_OK) {
-    const int32_t *v = int32_values(&out);
-    CHECK(out.length == 2 && v[0] == 3 && v[1] == 0, "values %d %d", v[0], v[1]);
-    release_out(&out, &out_schema);
+    const int32_t *v = int32_values(&c);
+    CHECK(c.out.length == 2 && v[0] == 3 && v[1] == 0, "values %d %d", v[0], v[1]);
+    release_out(&c.out, &c.out_schema);
   }
-  arg_utf8(&a, hay, 2, NULL);
-  arg_utf8(&a, pat, 1, NULL);
-  rc = call_like(&a, NULL, &out, &out_schema);
+  arg_utf8(&c, hay, 2);
+  arg_utf8(&c, pat, 1);
+  rc = call_like(&c, NULL);
   CHECK(rc == SLUICE_OK, "like rc %d: %s", rc, sluice_last_error());
   if (rc == SLUICE_OK) {
-    uint8_t bits = bool_bits(&out);
-    CHECK(out.length == 2 && (bits & 1) && !(bits & 2), "values");
-    release_out(&out, &out_schema);
+    uint8_t bits = bool_bits(&c);
+    CHECK(c.out.length == 2 && (bits & 1) && !(bits & 2), "values");
+    release_out(&c.out, &c.out_schema);
   }
 }
 
@@ -183,15 +167,12 @@ static void test_search_reads_bytes_that_are_not_utf8(void) {
 static void test_invalid_utf8_names_the_row(void) {
   static const char *const vals[] = {"ok", "fine", "ab\xc3"};
   static const char *const one[] = {"b"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  int released = 0;
-  arg_utf8(&a, vals, 3, &released);
-  arg_utf8(&a, one, 1, &released);
-  arg_utf8(&a, one, 1, &released);
-  int32_t rc = call3(sluice_replace, &a, &out, &out_schema);
-  expect_error(rc, SLUICE_ERR_INVALID_UTF8, "row 2", released, 3, &out);
+  struct call c = {0};
+  arg_utf8(&c, vals, 3);
+  arg_utf8(&c, one, 1);
+  arg_utf8(&c, one, 1);
+  int32_t rc = call3(sluice_replace, &c);
+  expect_error(&c, rc, SLUICE_ERR_INVALID_UTF8, "row 2", 3);
 }
 
 /* A column LIKE pattern is compiled as text: a row that is not UTF-8 is
@@ -199,23 +180,20 @@ static void test_invalid_utf8_names_the_row(void) {
 static void test_invalid_utf8_in_utf8_array(void) {
   static const char *const vals[] = {"ok", "ok"};
   static const char *const pats[] = {"%", "\xff\xfe"};
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct args a = {0};
-  int released = 0;
-  arg_utf8(&a, vals, 2, &released);
-  arg_utf8(&a, pats, 2, &released);
-  int32_t rc = call_like(&a, NULL, &out, &out_schema);
-  expect_error(rc, SLUICE_ERR_INVALID_UTF8, NULL, released, 2, NULL);
+  struct call c = {0};
+  arg_utf8(&c, vals, 2);
+  arg_utf8(&c, pats, 2);
+  int32_t rc = call_like(&c, NULL);
+  expect_error(&c, rc, SLUICE_ERR_INVALID_UTF8, NULL, 2);
 
   static const char *const csv[] = {"a,b", "\xff,c"};
   static const char *const comma[] = {","};
   static const int32_t idx[] = {0};
-  arg_utf8(&a, csv, 2, &released);
-  arg_utf8(&a, comma, 1, &released);
-  arg_int32(&a, idx, NULL, 1, &released);
-  rc = call3(sluice_split_index, &a, &out, &out_schema);
-  expect_error(rc, SLUICE_ERR_INVALID_UTF8, "row 1", released, 5, NULL);
+  arg_utf8(&c, csv, 2);
+  arg_utf8(&c, comma, 1);
+  arg_int32(&c, idx, NULL, 1);
+  rc = call3(sluice_split_index, &c);
+  expect_error(&c, rc, SLUICE_ERR_INVALID_UTF8, "row 1", 5);
 }
 
 int main(void) {
