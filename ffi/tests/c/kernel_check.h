@@ -33,14 +33,18 @@ struct call {
 };
 
 /* Appends an argument whose array is already built in `arrays[n]`, with a
- * schema of `format`; returns its index. */
-static inline int arg_push(struct call *c, const char *format) {
+ * schema of `format` and `flink_type` metadata (unless NULL); returns its
+ * index. */
+static inline int arg_push_typed(struct call *c, const char *format, const char *flink_type) {
   int i = c->n++;
-  make_schema(&c->schemas[i], format, NULL);
+  make_schema(&c->schemas[i], format, flink_type);
   c->ins[i] = &c->arrays[i];
   c->in_schemas[i] = &c->schemas[i];
   return i;
 }
+
+/* arg_push_typed without flink.type. */
+static inline int arg_push(struct call *c, const char *format) { return arg_push_typed(c, format, NULL); }
 
 /* Appends a Utf8 argument of the `n` strings `vals` (NULL = NULL row). */
 static inline int arg_utf8(struct call *c, const char *const *vals, int n) {

@@ -25,38 +25,31 @@ static const char *const SHA1_WORDS[] = {"da39a3ee5e6b4b0d3255bfef95601890afd807
 typedef int32_t (*unary_fn)(struct ArrowArray *, const struct ArrowSchema *, struct ArrowArray *,
                             struct ArrowSchema *);
 
-/* Calls `f` on `in` (moved in) described by a schema of `format` with
- * `flink_type` metadata (or none); `out` / `out_schema` start zeroed. */
-static int32_t digest_of(unary_fn f, struct ArrowArray *in, const char *format, const char *flink_type,
-                         struct ArrowArray *out, struct ArrowSchema *out_schema) {
-  struct ArrowSchema in_schema;
-  make_schema(&in_schema, format, flink_type);
-  memset(out, 0, sizeof *out);
-  memset(out_schema, 0, sizeof *out_schema);
-  int32_t rc = f(in, &in_schema, out, out_schema);
-  in_schema.release(&in_schema);
+/* Calls `f` on the one argument of `c`, then releases its schema. */
+static int32_t call_unary(unary_fn f, struct call *c) {
+  int32_t rc = f(&c->arrays[0], &c->schemas[0], &c->out, &c->out_schema);
+  args_release(c);
   return rc;
 }
 
 /* Runs `f` on WORDS laid out as `layout` (0 Utf8, 1 LargeUtf8, 2 Utf8View,
  * 3 Utf8 sliced at offset 2) and checks the digests. */
 static void check_unary_digest(unary_fn f, int layout, const char *const *want, const char *flink_type) {
-  struct ArrowArray in, out;
-  struct ArrowSchema out_schema;
-  int released = 0;
+  struct call c = {0};
   const char *format = "u";
   switch (layout) {
-    case 0: make_utf8(&in, WORDS, 5, &released); break;
-    case 1: make_strings(&in, WORDS, 5, 0, 1, &released); format = "U"; break;
-    case 2: make_utf8_view(&in, WORDS, 5, &released); format = "vu"; break;
-    default: make_strings(&in, WORDS, 5, 2, 0, &released); break;
+    case 0: make_utf8(&c.arrays[0], WORDS, 5, &c.released); break;
+    case 1: make_strings(&c.arrays[0], WORDS, 5, 0, 1, &c.released); format = "U"; break;
+    case 2: make_utf8_view(&c.arrays[0], WORDS, 5, &c.released); format = "vu"; break;
+    default: make_strings(&c.arrays[0], WORDS, 5, 2, 0, &c.released); break;
   }
-  int32_t rc = digest_of(f, &in, format, NULL, &out, &out_schema);
-  CHECK(released == 1, "input released %d times", released);
-  CHECK(in.release == NULL, "caller's input not marked released");
+  arg_push(&c, format);
+  int32_t rc = call_unary(f, &c);
+  CHECK(c.released == 1, "input released %d times", c.released);
+  CHECK(c.arrays[0].release == NULL, "caller's input not marked released");
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   CHECK(sluice_last_error()[0] == '\0', "last_error after success");
-  expect_strings(&out, &out_schema, want, 5, flink_type);
+  expect_strings(&c.out, &c.out_schema, want, 5, flink_type);
 }
 
 static void test_md5_utf8(void) { check_unary_digest(sluice_md5, 0, MD5_WORDS, "CHAR(32)"); }
@@ -68,46 +61,45 @@ static void test_sha1_sliced_view(void) { check_unary_digest(sluice_sha1, 2, SHA
 
 static void test_md5_not_null_flink_type(void) {
   static const char *const vals[] = {"abc"};
-  struct ArrowArray in, out;
-  struct ArrowSchema out_schema;
-  make_utf8(&in, vals, 1, NULL);
-  int32_t rc = digest_of(sluice_md5, &in, "u", "VARCHAR(3) NOT NULL", &out, &out_schema);
+  struct call c = {0};
+  make_utf8(&c.arrays[0], vals, 1, &c.released);
+  arg_push_typed(&c, "u", "VARCHAR(3) NOT NULL");
+  int32_t rc = call_unary(sluice_md5, &c);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  CHECK(!(out_schema.flags & ARROW_FLAG_NULLABLE), "output should be NOT NULL");
+  CHECK(!(c.out_schema.flags & ARROW_FLAG_NULLABLE), "output should be NOT NULL");
   static const char *const want[] = {"900150983cd24fb0d6963f7d28e17f72"};
-  expect_strings(&out, &out_schema, want, 1, "CHAR(32) NOT NULL");
+  expect_strings(&c.out, &c.out_schema, want, 1, "CHAR(32) NOT NULL");
 }
 
 static void test_md5_empty_input(void) {
-  struct ArrowArray in, out;
-  struct ArrowSchema out_schema;
-  int released = 0;
-  make_utf8(&in, NULL, 0, &released);
-  int32_t rc = digest_of(sluice_md5, &in, "u", NULL, &out, &out_schema);
-  CHECK(released == 1, "released %d", released);
+  struct call c = {0};
+  arg_utf8(&c, NULL, 0);
+  int32_t rc = call_unary(sluice_md5, &c);
+  CHECK(c.released == 1, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  expect_strings(&out, &out_schema, NULL, 0, "CHAR(32)");
+  expect_strings(&c.out, &c.out_schema, NULL, 0, "CHAR(32)");
 
   /* Empty and sliced: offset 3 into three padding rows. */
-  make_strings(&in, NULL, 0, 3, 0, &released);
-  rc = digest_of(sluice_md5, &in, "u", NULL, &out, &out_schema);
-  CHECK(released == 2, "released %d", released);
+  make_strings(&c.arrays[0], NULL, 0, 3, 0, &c.released);
+  arg_push(&c, "u");
+  rc = call_unary(sluice_md5, &c);
+  CHECK(c.released == 2, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
-  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, NULL, 0, "CHAR(32)");
+  if (rc == SLUICE_OK) expect_strings(&c.out, &c.out_schema, NULL, 0, "CHAR(32)");
 }
 
 /* Raw bytes (Binary, no flink.type) are hashed as stored, as Flink hashes
  * a string's bytes even when they are not valid UTF-8. */
 static void test_md5_of_binary_hashes_raw_bytes(void) {
   static const char *const vals[] = {"\xff\xfe"};
-  struct ArrowArray in, out;
-  struct ArrowSchema out_schema;
-  make_utf8(&in, vals, 1, NULL);
-  int32_t rc = digest_of(sluice_md5, &in, "z", NULL, &out, &out_schema);
+  struct call c = {0};
+  make_utf8(&c.arrays[0], vals, 1, &c.released);
+  arg_push(&c, "z");
+  int32_t rc = call_unary(sluice_md5, &c);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   /* md5 of ff fe, computed with Python hashlib */
   static const char *const want[] = {"f3b25701fe362ec84616a93a45ce9998"};
-  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, want, 1, "CHAR(32)");
+  if (rc == SLUICE_OK) expect_strings(&c.out, &c.out_schema, want, 1, "CHAR(32)");
 }
 
 /* Digests read bytes and write hex: the UTF-8 of a Utf8 input is not
@@ -115,15 +107,13 @@ static void test_md5_of_binary_hashes_raw_bytes(void) {
  * bytes). */
 static void test_md5_hashes_the_bytes_of_a_utf8_array(void) {
   static const char *const vals[] = {"ok", "\xff\xfe"};
-  struct ArrowArray in, out;
-  struct ArrowSchema out_schema;
-  int released = 0;
-  make_utf8(&in, vals, 2, &released);
-  int32_t rc = digest_of(sluice_md5, &in, "u", NULL, &out, &out_schema);
-  CHECK(released == 1, "released %d", released);
+  struct call c = {0};
+  arg_utf8(&c, vals, 2);
+  int32_t rc = call_unary(sluice_md5, &c);
+  CHECK(c.released == 1, "released %d", c.released);
   CHECK(rc == SLUICE_OK, "rc %d", rc);
   static const char *const want[] = {"444bcb3a3fcf8389296c49467f27e1d6", "f3b25701fe362ec84616a93a45ce9998"};
-  if (rc == SLUICE_OK) expect_strings(&out, &out_schema, want, 2, "CHAR(32)");
+  if (rc == SLUICE_OK) expect_strings(&c.out, &c.out_schema, want, 2, "CHAR(32)");
 }
 
 /* ---------------------------------------------------------------- SHA2 */
