@@ -13,7 +13,7 @@ use sluice_transpose::FlinkType;
 
 use crate::capi::error::{FfiError, FfiResult};
 use crate::jni::handle::JavaClass;
-use crate::jni::strings::read_strings;
+use crate::jni::strings::read_required_strings;
 
 /// A native object whose state is snapshotted and restored per Flink key
 /// group (the operator behind a `KeyedNative` or `JoinNative` handle).
@@ -119,8 +119,8 @@ pub(crate) fn read_row_schema(
         |n: &str| if what.is_empty() { n.to_string() } else { format!("{what}{}{}", &n[..1].to_uppercase(), &n[1..]) };
     let names_arg = arg("names");
     let types_arg = arg("types");
-    let names = read_strings(env, names, &names_arg)?.ok_or_else(|| FfiError::null(&names_arg))?;
-    let types = read_strings(env, types, &types_arg)?.ok_or_else(|| FfiError::null(&types_arg))?;
+    let names = read_required_strings(env, names, &names_arg)?;
+    let types = read_required_strings(env, types, &types_arg)?;
     let parsed = types
         .iter()
         .enumerate()

@@ -28,6 +28,15 @@ pub(crate) fn read_strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &
     Ok(Some(out))
 }
 
+/// Reads a Java `String[]` that must not be null (named `what` in errors).
+pub(crate) fn read_required_strings(
+    env: &mut JNIEnv<'_>,
+    arr: &JObjectArray<'_>,
+    what: &str,
+) -> FfiResult<Vec<String>> {
+    read_strings(env, arr, what)?.ok_or_else(|| FfiError::null(what))
+}
+
 /// Builds a Java `String[]` of `items`.
 pub(crate) fn string_array(
     env: &mut JNIEnv<'_>,

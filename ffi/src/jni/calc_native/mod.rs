@@ -22,7 +22,7 @@ use sluice_transpose::{FlinkType, Rows};
 use crate::capi::error::{FfiError, FfiResult};
 use crate::jni::handle::{free_handle, into_handle, JavaClass};
 use crate::jni::rows::{row_block, with_row_batch, RowBatchScratch};
-use crate::jni::strings::{read_strings, string_array, type_array};
+use crate::jni::strings::{read_required_strings, read_strings, string_array, type_array};
 
 /// The native state behind a `CalcNative` handle.
 #[derive(Debug)]
@@ -67,10 +67,9 @@ jni_entry! {
         expressions: JObjectArray<'l>,
         output_types: JObjectArray<'l>,
     ) -> jlong = ("CalcNative.create", 0) {
-        let names = read_strings(&mut env, &input_names, "inputNames")?.ok_or_else(|| FfiError::null("inputNames"))?;
-        let types = read_strings(&mut env, &input_types, "inputTypes")?.ok_or_else(|| FfiError::null("inputTypes"))?;
-        let exprs =
-            read_strings(&mut env, &expressions, "expressions")?.ok_or_else(|| FfiError::null("expressions"))?;
+        let names = read_required_strings(&mut env, &input_names, "inputNames")?;
+        let types = read_required_strings(&mut env, &input_types, "inputTypes")?;
+        let exprs = read_required_strings(&mut env, &expressions, "expressions")?;
         let out = read_strings(&mut env, &output_types, "outputTypes")?;
         let types = parse_types(&types, "inputTypes")?;
         let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
