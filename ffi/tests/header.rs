@@ -46,9 +46,7 @@ fn header_matches_the_rust_exports() {
 /// `#[no_mangle]` items, this reads the header text).
 #[test]
 fn header_declares_the_contract_symbols() {
-    let header = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include/sluice.h")).unwrap();
-    let flat: String = strip_comments(&header).split_whitespace().collect::<Vec<_>>().join(" ");
-    for decl in [
+    assert_declares(&[
         "struct sluice_buffer { uint8_t *ptr; int64_t len; int64_t cap; };",
         "const char *sluice_version(void);",
         "const char *sluice_last_error(void);",
@@ -63,19 +61,14 @@ fn header_declares_the_contract_symbols() {
         "void sluice_buffer_free(struct sluice_buffer *buf);",
         "int32_t sluice_key_groups(struct ArrowArray *batch, const struct ArrowSchema *schema, const int32_t *key_columns, int32_t n_key_columns, int32_t max_parallelism, int32_t parallelism, int32_t *out_key_groups, int32_t *out_channels);",
         "#ifndef ARROW_C_DATA_INTERFACE",
-    ] {
-        let want: String = decl.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(flat.contains(&want), "include/sluice.h lacks `{decl}`");
-    }
+    ]);
 }
 
 /// The handle APIs (keyed operators, row converter) keep these exact
 /// declarations: bindings (JNI, ctypes) link them by name.
 #[test]
 fn header_declares_the_handle_symbols() {
-    let header = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include/sluice.h")).unwrap();
-    let flat: String = strip_comments(&header).split_whitespace().collect::<Vec<_>>().join(" ");
-    for decl in [
+    assert_declares(&[
         "struct sluice_keyed;",
         "int32_t sluice_keyed_create(const char *spec, const struct ArrowSchema *schema, struct sluice_keyed **out);",
         "void sluice_keyed_free(struct sluice_keyed *h);",
@@ -100,7 +93,15 @@ fn header_declares_the_handle_symbols() {
         "int32_t sluice_row_converter_arrow_to_rows(struct sluice_row_converter *c, struct ArrowArray *batch, const int8_t *row_kinds, struct sluice_buffer *out_data, struct sluice_buffer *out_offsets);",
         "SLUICE_ERR_STATE_BUDGET = 11,",
         "SLUICE_ERR_CORRUPT_SNAPSHOT = 12,",
-    ] {
+    ]);
+}
+
+/// Asserts that `include/sluice.h` holds each of `decls` (compared with
+/// comments stripped and whitespace collapsed).
+fn assert_declares(decls: &[&str]) {
+    let header = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include/sluice.h")).unwrap();
+    let flat: String = strip_comments(&header).split_whitespace().collect::<Vec<_>>().join(" ");
+    for decl in decls {
         let want: String = decl.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(flat.contains(&want), "include/sluice.h lacks `{decl}`");
     }

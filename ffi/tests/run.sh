@@ -84,9 +84,13 @@ step "header: C99 -pedantic, C++11, next to another ARROW_C_DATA_INTERFACE defin
 gcc -std=c99 -pedantic "${CFLAGS[@]:1}" -fsyntax-only "$HERE/c/header_coexists.c"
 g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-only "$HERE/c/header_coexists.c"
 
-# One program per area: kernels and rows (test_sluice), keyed-operator and
-# row-converter handle (test_keyed, test_row_converter).
-PROGRAMS=(test_sluice test_keyed test_row_converter test_join)
+# One program per C concept: argument import and the error contract
+# (test_import), digests, CONCAT, UTF-16 encoding, search functions, rows and
+# key groups (test_digest, test_concat, test_encode, test_search, test_rows),
+# and the keyed-operator, join and row-converter handles (test_keyed,
+# test_join, test_row_converter).
+PROGRAMS=(test_import test_digest test_concat test_encode test_search test_rows test_keyed test_join
+  test_row_converter)
 
 # ASan + UBSan; a UB report is an error, not a warning.
 SANITIZE=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)

@@ -15,6 +15,9 @@
 //!   what a Flink subtask drives.
 //! * [`JoinRowOperator`]: the join between two entry transposes and an exit
 //!   transpose, what a Flink join subtask drives.
+//! * [`KeyedState`]: the key-group snapshot / restore API that
+//!   [`KeyedOperator`] and [`JoinOperator`] share, for bindings that write
+//!   those entry points once.
 //!
 //! Key groups are Flink's (`KeyGroupRangeAssignment` over the
 //! `BinaryRowData` key of the key columns, `max_parallelism=` of the spec),
@@ -28,12 +31,14 @@ pub mod rows;
 pub mod spec;
 pub mod spec_over;
 mod spec_window;
+pub mod state;
 
 pub use join::{parse_join, JoinOperator};
 pub use join_rows::{JoinRowOperator, RowSchema};
 pub use operator::{KeyedOperator, Operator};
 pub use rows::KeyedRowOperator;
 pub use spec::{OperatorSpec, SpecKind};
+pub use state::KeyedState;
 
 #[cfg(test)]
 mod join_tests;

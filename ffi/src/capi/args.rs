@@ -189,13 +189,8 @@ pub unsafe fn import_arg(
     let field = unsafe { read_field(schema, schema_name) }?;
     let dt = match kind {
         Kind::String => string_input_type(&field, name, false)?,
-        Kind::StringOrBinary => {
-            let dt = string_input_type(&field, name, true)?;
-            // SAFETY: forwarded contract.
-            return Ok(Arg::array(unsafe { import_bytes(array, &dt, name) }?, field));
-        }
-        Kind::SearchedString => {
-            let dt = string_input_type(&field, name, false)?;
+        Kind::StringOrBinary | Kind::SearchedString => {
+            let dt = string_input_type(&field, name, kind == Kind::StringOrBinary)?;
             // SAFETY: forwarded contract.
             return Ok(Arg::array(unsafe { import_bytes(array, &dt, name) }?, field));
         }

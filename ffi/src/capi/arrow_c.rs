@@ -14,8 +14,13 @@
 //!   and how) so kernels never see a malformed array.
 //! * [`OutSlot::write`] exports a result into caller-allocated structs with
 //!   offset 0 (Arrow Java ignores `offset`), copying only when needed.
+//!
+//! The checks read the C structs through arrow-rs's own `FFI_ArrowArray` /
+//! `FFI_ArrowSchema` (their public fields are the C layout); arrow-rs then
+//! imports and exports them. What sluice adds is the checking: arrow-rs
+//! trusts the producer (a NULL pointer is a panic or undefined behaviour
+//! there), a C caller's mistake is an error status here.
 
-use std::ffi::{c_char, c_void};
 use std::ptr;
 
 use arrow_array::ffi::{from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
@@ -28,40 +33,6 @@ use crate::capi::error::{sluice_status, FfiError, FfiResult};
 
 /// Nesting deeper than this is refused rather than recursed into.
 const MAX_DEPTH: usize = 64;
-
-/// The C layout of `struct ArrowSchema` (fixed by the Arrow C Data
-/// Interface specification), used to check pointers before arrow-rs
-/// dereferences them.
-#[repr(C)]
-struct RawSchema {
-    format: *const c_char,
-    name: *const c_char,
-    metadata: *const c_char,
-    flags: i64,
-    n_children: i64,
-    children: *mut *mut RawSchema,
-    dictionary: *mut RawSchema,
-    release: Option<unsafe extern "C" fn(*mut RawSchema)>,
-    private_data: *mut c_void,
-}
-
-/// The C layout of `struct ArrowArray`.
-#[repr(C)]
-struct RawArray {
-    length: i64,
-    null_count: i64,
-    offset: i64,
-    n_buffers: i64,
-    n_children: i64,
-    buffers: *mut *const c_void,
-    children: *mut *mut RawArray,
-    dictionary: *mut RawArray,
-    release: Option<unsafe extern "C" fn(*mut RawArray)>,
-    private_data: *mut c_void,
-}
-
-const _: () = assert!(size_of::<RawArray>() == size_of::<FFI_ArrowArray>());
-const _: () = assert!(size_of::<RawSchema>() == size_of::<FFI_ArrowSchema>());
 
 fn invalid_arrow(message: String) -> FfiError {
     FfiError::new(sluice_status::SLUICE_ERR_INVALID_ARROW, message)
@@ -121,21 +92,20 @@ pub unsafe fn read_field(ptr: *const FFI_ArrowSchema, what: &str) -> FfiResult<F
     if !ptr.is_aligned() {
         return Err(FfiError::invalid(format!("{what} is not aligned to {} bytes", align_of::<FFI_ArrowSchema>())));
     }
-    // SAFETY: non-NULL and aligned; the layouts are the same C struct.
-    let raw = unsafe { &*ptr.cast::<RawSchema>() };
-    if raw.release.is_none() {
+    // SAFETY: non-NULL and aligned, a schema per the caller's contract.
+    let schema = unsafe { &*ptr };
+    if schema.release.is_none() {
         return Err(FfiError::invalid(format!("{what} is released (release == NULL)")));
     }
-    // SAFETY: `raw` is a live schema per the caller's contract.
-    unsafe { check_schema(raw, what, 0) }?;
-    // SAFETY: every pointer arrow-rs follows was checked non-NULL above.
-    let schema = unsafe { &*ptr };
+    // SAFETY: a live schema per the caller's contract.
+    unsafe { check_schema(schema, what, 0) }?;
+    // Every pointer arrow-rs follows was checked non-NULL above.
     Field::try_from(schema).map_err(|e| invalid_arrow(format!("{what}: {e}")))
 }
 
 /// # Safety
 /// `raw` is a live `struct ArrowSchema`.
-unsafe fn check_schema(raw: &RawSchema, what: &str, depth: usize) -> FfiResult<()> {
+unsafe fn check_schema(raw: &FFI_ArrowSchema, what: &str, depth: usize) -> FfiResult<()> {
     if depth > MAX_DEPTH {
         return Err(invalid_arrow(format!("{what}: nested deeper than {MAX_DEPTH} levels")));
     }
@@ -166,7 +136,7 @@ unsafe fn check_schema(raw: &RawSchema, what: &str, depth: usize) -> FfiResult<(
 
 /// # Safety
 /// `raw` is a live `struct ArrowArray`.
-unsafe fn check_array(raw: &RawArray, dt: &DataType, what: &str, depth: usize) -> FfiResult<()> {
+unsafe fn check_array(raw: &FFI_ArrowArray, dt: &DataType, what: &str, depth: usize) -> FfiResult<()> {
     if depth > MAX_DEPTH {
         return Err(invalid_arrow(format!("{what}: nested deeper than {MAX_DEPTH} levels")));
     }
@@ -275,11 +245,9 @@ pub unsafe fn import_copied_rows(array: FFI_ArrowArray, dt: &DataType, what: &st
 /// # Safety
 /// As [`import`].
 unsafe fn import_with(array: FFI_ArrowArray, dt: &DataType, what: &str, trust_utf8: bool) -> FfiResult<ArrayRef> {
-    // SAFETY: `array` is a live, owned struct with the C layout.
-    let raw = unsafe { &*(&array as *const FFI_ArrowArray).cast::<RawArray>() };
-    // SAFETY: as above.
-    unsafe { check_array(raw, dt, what, 0) }?;
-    if raw.length == 0 {
+    // SAFETY: `array` is a live, owned struct.
+    unsafe { check_array(&array, dt, what, 0) }?;
+    if array.length == 0 {
         // arrow-rs sizes the values buffer of an empty (possibly sliced)
         // array as 0 bytes, and then rejects its non-zero first offset: an
         // empty input needs none of its buffers anyway.
@@ -289,12 +257,9 @@ unsafe fn import_with(array: FFI_ArrowArray, dt: &DataType, what: &str, trust_ut
     // String types are imported as their binary twin (same layout), so that
     // arrow-rs validates the structure and sluice's simdutf8 check then
     // validates the UTF-8, naming the first bad row.
-    let (import_dt, utf8) = match dt {
-        DataType::Utf8 => (DataType::Binary, true),
-        DataType::LargeUtf8 => (DataType::LargeBinary, true),
-        DataType::Utf8View => (DataType::BinaryView, true),
-        other => (other.clone(), false),
-    };
+    let twin = binary_twin(dt);
+    let utf8 = twin.is_some();
+    let import_dt = twin.unwrap_or_else(|| dt.clone());
     // SAFETY: the structure was checked against `dt`; buffer contents are
     // the caller's contract, and are validated right below.
     let data =
@@ -327,14 +292,20 @@ unsafe fn import_with(array: FFI_ArrowArray, dt: &DataType, what: &str, trust_ut
 /// # Safety
 /// As [`import`].
 pub unsafe fn import_bytes(array: FFI_ArrowArray, dt: &DataType, what: &str) -> FfiResult<ArrayRef> {
-    let bytes = match dt {
-        DataType::Utf8 => DataType::Binary,
-        DataType::LargeUtf8 => DataType::LargeBinary,
-        DataType::Utf8View => DataType::BinaryView,
-        other => other.clone(),
-    };
+    let bytes = binary_twin(dt).unwrap_or_else(|| dt.clone());
     // SAFETY: forwarded contract; the twin has the same layout.
     unsafe { import(array, &bytes, what) }
+}
+
+/// The binary type with the layout of string type `dt` (`Utf8` →
+/// `Binary`, ...); `None` for a type that is not a string.
+fn binary_twin(dt: &DataType) -> Option<DataType> {
+    match dt {
+        DataType::Utf8 => Some(DataType::Binary),
+        DataType::LargeUtf8 => Some(DataType::LargeBinary),
+        DataType::Utf8View => Some(DataType::BinaryView),
+        _ => None,
+    }
 }
 
 /// Imports a taken string argument of a kernel that copies whole values
@@ -423,10 +394,18 @@ pub fn offset_zero(data: ArrayData) -> FfiResult<ArrayData> {
     if has_zero_offsets(&data) {
         return Ok(data);
     }
-    let mut copy = MutableArrayData::new(vec![&data], false, data.len());
-    copy.try_extend(0, 0, data.len()).map_err(|e| {
-        FfiError::new(sluice_status::SLUICE_ERR_OFFSET_OVERFLOW, format!("copying the output to offset 0: {e}"))
-    })?;
+    compact_copy(&data, "copying the output to offset 0")
+}
+
+/// A copy of `data` in fresh buffers at offset 0.
+///
+/// # Errors
+/// `SLUICE_ERR_OFFSET_OVERFLOW` (prefixed by `context`) if the copy's
+/// offsets overflow.
+fn compact_copy(data: &ArrayData, context: &str) -> FfiResult<ArrayData> {
+    let mut copy = MutableArrayData::new(vec![data], false, data.len());
+    copy.try_extend(0, 0, data.len())
+        .map_err(|e| FfiError::new(sluice_status::SLUICE_ERR_OFFSET_OVERFLOW, format!("{context}: {e}")))?;
     Ok(copy.freeze())
 }
 
@@ -466,11 +445,7 @@ pub fn detach(data: ArrayData, inputs: &[&dyn Array]) -> FfiResult<ArrayData> {
         buffer_ranges(c, &mut ours);
     }
     if ours.iter().any(|r| overlaps(*r, &theirs)) {
-        let mut copy = MutableArrayData::new(vec![&data], false, data.len());
-        copy.try_extend(0, 0, data.len()).map_err(|e| {
-            FfiError::new(sluice_status::SLUICE_ERR_OFFSET_OVERFLOW, format!("copying the output: {e}"))
-        })?;
-        return Ok(copy.freeze());
+        return compact_copy(&data, "copying the output");
     }
     match data.nulls() {
         Some(n)
@@ -494,37 +469,4 @@ pub fn detach(data: ArrayData, inputs: &[&dyn Array]) -> FfiResult<ArrayData> {
 
 fn has_zero_offsets(data: &ArrayData) -> bool {
     data.offset() == 0 && data.child_data().iter().all(has_zero_offsets)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use arrow_array::{Int32Array, StringArray, StructArray};
-
-    use super::*;
-
-    #[test]
-    fn offset_zero_copies_only_sliced_arrays() {
-        let a = StringArray::from(vec![Some("a"), None, Some("ccc"), Some("dd")]);
-        let same = offset_zero(a.to_data()).unwrap();
-        assert_eq!(same.buffers()[0].as_ptr(), a.to_data().buffers()[0].as_ptr());
-
-        let sliced = a.slice(1, 3);
-        let norm = offset_zero(sliced.to_data()).unwrap();
-        assert_eq!(norm.offset(), 0);
-        assert_eq!(StringArray::from(norm), sliced);
-    }
-
-    #[test]
-    fn offset_zero_reaches_struct_children() {
-        let s = StructArray::from(vec![(
-            Arc::new(Field::new("i", DataType::Int32, true)),
-            Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef,
-        )]);
-        let sliced = s.slice(1, 2);
-        let norm = offset_zero(sliced.to_data()).unwrap();
-        assert!(has_zero_offsets(&norm));
-        assert_eq!(StructArray::from(norm), sliced);
-    }
 }

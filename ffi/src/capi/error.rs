@@ -235,37 +235,3 @@ pub extern "C" fn sluice_last_error() -> *const c_char {
         })
         .unwrap_or(EMPTY.as_ptr().cast())
 }
-
-#[cfg(test)]
-mod tests {
-    use sluice_engine::Error as E;
-
-    use super::*;
-
-    fn code(e: E) -> sluice_status {
-        FfiError::from(e).code
-    }
-
-    /// The codes the C header documents, for each kind of engine error.
-    #[test]
-    fn engine_errors_map_to_their_documented_codes() {
-        use sluice_status::*;
-        let parse = E::Parse { expression: Some(1), text: "md5(".into(), pos: 4, message: "expected".into() };
-        assert_eq!(code(parse), SLUICE_ERR_INVALID_ARGUMENT);
-        assert_eq!(code(E::bind("unknown column")), SLUICE_ERR_INVALID_ARGUMENT);
-        assert_eq!(code(E::Spec("keys=".into())), SLUICE_ERR_INVALID_ARGUMENT);
-        assert_eq!(code(E::UnsupportedType("INT".into())), SLUICE_ERR_UNSUPPORTED_TYPE);
-        let utf8 = sluice_kernels::Error::InvalidUtf8 { row: 3, valid_up_to: 0 };
-        assert_eq!(code(E::Kernel(utf8)), SLUICE_ERR_INVALID_UTF8);
-        let bad_field = sluice_transpose::Error::InvalidUtf8 { row: 1, field: "s".into() };
-        assert_eq!(code(E::Transpose(bad_field)), SLUICE_ERR_INVALID_UTF8);
-        let truncated = sluice_transpose::Error::TruncatedRow { row: 0, size: 4, needed: 8 };
-        assert_eq!(code(E::Transpose(truncated)), SLUICE_ERR_MALFORMED_ROW);
-        let budget = sluice_keyed::Error::StateBudgetExceeded { needed: 9, budget: 8 };
-        assert_eq!(code(E::Keyed(budget)), SLUICE_ERR_STATE_BUDGET);
-        let corrupt = sluice_keyed::Error::CorruptSnapshot { offset: 0, reason: "short".into() };
-        let e = FfiError::from(E::Restore { blob: 2, source: corrupt });
-        assert_eq!(e.code, SLUICE_ERR_CORRUPT_SNAPSHOT);
-        assert!(e.message.starts_with("blob 2: "), "{}", e.message);
-    }
-}

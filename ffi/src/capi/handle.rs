@@ -2,11 +2,14 @@
 //! freeing the handle pointer, importing a pushed changelog batch,
 //! exporting the emitted one, and the snapshot / restore bodies.
 //!
-//! `sluice_keyed_*` ([`KeyedOperator`]) and `sluice_join_*`
-//! ([`JoinOperator`]) differ only in how they are created and pushed; their
-//! state entry points are one body each here, generic over [`KeyedState`],
-//! so a C caller sees the same checks and errors on every handle type.
+//! `sluice_keyed_*` ([`KeyedOperator`](sluice_engine::keyed::KeyedOperator))
+//! and `sluice_join_*` ([`JoinOperator`](sluice_engine::keyed::JoinOperator))
+//! differ only in what they build from their spec and how they are pushed;
+//! their other entry points are one body each here (state ones generic over
+//! [`KeyedState`]), so a C caller sees the same checks and errors on every
+//! handle type.
 
+use std::ffi::{c_char, CStr};
 use std::ptr;
 use std::slice;
 use std::sync::Arc;
@@ -14,8 +17,8 @@ use std::sync::Arc;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use sluice_engine::keyed::{JoinOperator, KeyedOperator};
-use sluice_keyed::{KeyGroupRange, RowKind};
+use sluice_engine::keyed::KeyedState;
+use sluice_keyed::RowKind;
 
 use crate::capi::arrow_c::{import, read_field, take_array, OutSlot};
 use crate::capi::buffer::sluice_buffer;
@@ -62,6 +65,28 @@ pub(crate) unsafe fn free<T>(h: *mut T) {
 pub(crate) unsafe fn give<T>(out: *mut *mut T, value: T) {
     // SAFETY: non-NULL and writable per the contract.
     unsafe { ptr::write_unaligned(out, Box::into_raw(Box::new(value))) };
+}
+
+/// The body of every `*_create`: reads `spec` (NUL-terminated UTF-8),
+/// builds the handle's value from it with `make` and hands it to `*out`
+/// (written only on success).
+///
+/// # Safety
+/// `spec` is NULL or NUL-terminated; `out` is NULL or writable.
+pub(crate) unsafe fn create<T>(
+    spec: *const c_char,
+    out: *mut *mut T,
+    make: impl FnOnce(&str) -> FfiResult<T>,
+) -> FfiResult<()> {
+    check_not_null!(spec, "spec");
+    check_not_null!(out, "out");
+    // SAFETY: non-NULL and NUL-terminated per the contract.
+    let spec =
+        unsafe { CStr::from_ptr(spec) }.to_str().map_err(|e| FfiError::invalid(format!("spec is not UTF-8: {e}")))?;
+    let value = make(spec)?;
+    // SAFETY: non-NULL and writable per the contract.
+    unsafe { give(out, value) };
+    Ok(())
 }
 
 /// The schema of a struct field given over the C Data Interface (an
@@ -154,36 +179,6 @@ pub(crate) unsafe fn write_output(
     unsafe { ptr::write_unaligned(out_row_kinds, kinds_buf) };
     Ok(())
 }
-
-/// The state entry points an operator handle offers: key-group ranges,
-/// snapshots (one blob, or one per key group) and restore.
-pub(crate) trait KeyedState {
-    fn key_group_range(&self, first: i32, last: i32) -> sluice_engine::Result<KeyGroupRange>;
-    fn snapshot(&self, range: KeyGroupRange) -> sluice_engine::Result<Vec<u8>>;
-    fn snapshot_key_groups(&self, range: KeyGroupRange) -> sluice_engine::Result<Vec<Vec<u8>>>;
-    fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> sluice_engine::Result<()>;
-}
-
-macro_rules! keyed_state {
-    ($($t:ty),*) => {$(
-        impl KeyedState for $t {
-            fn key_group_range(&self, first: i32, last: i32) -> sluice_engine::Result<KeyGroupRange> {
-                <$t>::key_group_range(self, first, last)
-            }
-            fn snapshot(&self, range: KeyGroupRange) -> sluice_engine::Result<Vec<u8>> {
-                <$t>::snapshot(self, range)
-            }
-            fn snapshot_key_groups(&self, range: KeyGroupRange) -> sluice_engine::Result<Vec<Vec<u8>>> {
-                <$t>::snapshot_key_groups(self, range)
-            }
-            fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> sluice_engine::Result<()> {
-                <$t>::restore(self, blobs, range)
-            }
-        }
-    )*};
-}
-
-keyed_state!(KeyedOperator, JoinOperator);
 
 /// The body of `*_snapshot`: the state of key groups `first..=last` as one
 /// buffer in `out`.

@@ -6,7 +6,7 @@
 //!
 //! A handle is used by one thread at a time (it may move between threads).
 
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 use std::ptr;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
@@ -15,7 +15,7 @@ use sluice_engine::keyed::JoinOperator;
 
 use crate::capi::buffer::sluice_buffer;
 use crate::capi::error::{FfiError, FfiResult};
-use crate::capi::handle::{self, give, live, push_batch, struct_schema, PushArgs};
+use crate::capi::handle::{self, live, push_batch, struct_schema, PushArgs};
 
 /// The left input of a join (`side` of [`sluice_join_push`]).
 pub const SLUICE_JOIN_LEFT: i32 = 0;
@@ -54,14 +54,11 @@ pub unsafe extern "C" fn sluice_join_create(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_join_create", unsafe {
-        check_not_null!(spec, "spec");
-        check_not_null!(out, "out");
-        let spec = CStr::from_ptr(spec).to_str().map_err(|e| FfiError::invalid(format!("spec is not UTF-8: {e}")))?;
-        let left = struct_schema(left_schema, "left_schema")?;
-        let right = struct_schema(right_schema, "right_schema")?;
-        let op = JoinOperator::new(left, right, spec)?;
-        give(out, sluice_join { op });
-        Ok(())
+        handle::create(spec, out, |spec| {
+            let left = struct_schema(left_schema, "left_schema")?;
+            let right = struct_schema(right_schema, "right_schema")?;
+            Ok(sluice_join { op: JoinOperator::new(left, right, spec)? })
+        })
     })
 }
 

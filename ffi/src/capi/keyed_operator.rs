@@ -5,7 +5,7 @@
 //! A handle is used by one thread at a time (it may move between threads);
 //! calls on distinct handles are independent.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 use std::ptr;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
@@ -14,8 +14,8 @@ use sluice_engine::keyed::KeyedOperator;
 
 use crate::capi::arrow_c::OutSlot;
 use crate::capi::buffer::sluice_buffer;
-use crate::capi::error::{FfiError, FfiResult};
-use crate::capi::handle::{self, give, live, push_batch, struct_schema, write_output, PushArgs};
+use crate::capi::error::FfiResult;
+use crate::capi::handle::{self, live, push_batch, struct_schema, write_output, PushArgs};
 
 /// A keyed operator (GROUP BY aggregate, changelog normalize or
 /// deduplication) with its state. Opaque: create with
@@ -52,12 +52,9 @@ pub unsafe extern "C" fn sluice_keyed_create(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_create", unsafe {
-        check_not_null!(spec, "spec");
-        check_not_null!(out, "out");
-        let spec = CStr::from_ptr(spec).to_str().map_err(|e| FfiError::invalid(format!("spec is not UTF-8: {e}")))?;
-        let op = KeyedOperator::new(struct_schema(schema, "schema")?, spec)?;
-        give(out, sluice_keyed { op });
-        Ok(())
+        handle::create(spec, out, |spec| {
+            Ok(sluice_keyed { op: KeyedOperator::new(struct_schema(schema, "schema")?, spec)? })
+        })
     })
 }
 

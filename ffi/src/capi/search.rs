@@ -191,7 +191,3 @@ pub unsafe extern "C" fn sluice_split_index(
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_split_index", unsafe { run(Func::SplitIndex, &specs, out, out_schema, no_escape) })
 }
-
-#[cfg(test)]
-#[path = "search_tests.rs"]
-mod tests;

@@ -10,10 +10,14 @@
 //! `GetPrimitiveArrayCritical` on an object of another class read it as if
 //! it were that array (a type confusion the JVM does not check without
 //! `-Xcheck:jni`).
+//!
+//! The other way, [`int_array`] returns an `int[]` (key groups, column
+//! kinds).
 
 use std::sync::OnceLock;
 
 use jni::objects::{GlobalRef, JByteArray, JClass, JObject, JObjectArray};
+use jni::sys::jintArray;
 use jni::JNIEnv;
 
 use crate::capi::error::{FfiError, FfiResult};
@@ -99,4 +103,12 @@ pub(crate) fn required<'l>(
     slot: Slot<'_>,
 ) -> FfiResult<Element<'l>> {
     element(env, arr, i, slot, false)?.ok_or_else(|| FfiError::null(&format!("{}[{i}]", slot.1)))
+}
+
+/// A new Java `int[]` holding `values`.
+pub(crate) fn int_array(env: &mut JNIEnv<'_>, values: &[i32]) -> FfiResult<jintArray> {
+    let len = i32::try_from(values.len()).map_err(|_| FfiError::invalid("more than 2^31 - 1 int[] elements"))?;
+    let arr = env.new_int_array(len)?;
+    env.set_int_array_region(&arr, 0, values)?;
+    Ok(arr.into_raw())
 }

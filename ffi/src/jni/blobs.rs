@@ -1,33 +1,27 @@
 //! What the keyed classes (`KeyedNative`, `JoinNative`) share at the JNI
-//! edge besides rows: an input's `String[] names, String[] types` read as
-//! Flink types, state blobs as `byte[][]` out and in, and the bodies of
+//! edge besides rows: the spec and an input's `String[] names, String[]
+//! types` read as Flink types, state blobs as `byte[][]` out and in, and the bodies of
 //! their `snapshotKeyGroups` / `restore` / `retainedBytes` / `free` methods
 //! over any native object with [`KeyGroupState`], written once as the
 //! `key_group_entries!` macro that each class module invokes.
 
-use jni::objects::{JByteArray, JObject, JObjectArray};
+use jni::objects::{JByteArray, JObject, JObjectArray, JString};
 use jni::sys::{jint, jlong, jobjectArray};
 use jni::JNIEnv;
-use sluice_keyed::KeyGroupRange;
+use sluice_engine::keyed::KeyedState;
 use sluice_transpose::FlinkType;
 
 use crate::capi::error::{FfiError, FfiResult};
-use crate::jni::handle::handle_mut;
-use crate::jni::strings::read_strings;
+use crate::jni::handle::JavaClass;
+use crate::jni::strings::read_required_strings;
 
 /// A native object whose state is snapshotted and restored per Flink key
 /// group (the operator behind a `KeyedNative` or `JoinNative` handle).
-pub(crate) trait KeyGroupState {
-    /// The Java class, for errors (`KeyedNative`).
-    const CLASS: &'static str;
-    /// `[first, last]`, checked against the max parallelism.
-    fn range(&self, first: i32, last: i32) -> FfiResult<KeyGroupRange>;
-    /// One blob per key group of `range` (empty: no state).
-    fn snapshot(&self, range: KeyGroupRange) -> FfiResult<Vec<Vec<u8>>>;
-    /// Adds the state of the blobs whose key group is in `range`.
-    fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> FfiResult<()>;
-    /// Retained state bytes.
-    fn retained(&self) -> usize;
+pub(crate) trait KeyGroupState: JavaClass {
+    /// The operator that holds the state.
+    type State: KeyedState;
+    /// That operator.
+    fn state(&mut self) -> &mut Self::State;
 }
 
 /// The `snapshotKeyGroups`, `restore`, `retainedBytes` and `free` entry
@@ -37,110 +31,79 @@ pub(crate) trait KeyGroupState {
 /// identifier, and the symbols stay greppable).
 macro_rules! key_group_entries {
     ($ty:ty, $class:literal, $snapshot:ident, $restore:ident, $retained:ident, $free:ident) => {
-        #[doc = concat!("`static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup, int lastKeyGroup)` of `", $class, "`: one blob per key group of the range, in order, from one pass over the state; a key group without state gets `byte[0]`.")]
-        #[no_mangle]
-        pub extern "system" fn $snapshot<'l>(
-            mut env: jni::JNIEnv<'l>,
-            _class: jni::objects::JClass<'l>,
-            handle: jni::sys::jlong,
-            first: jni::sys::jint,
-            last: jni::sys::jint,
-        ) -> jni::sys::jobjectArray {
-            jni_boundary!(env, concat!($class, ".snapshotKeyGroups"), std::ptr::null_mut(), {
-                // SAFETY: a live handle of this class (Java serialises calls on it).
-                unsafe { $crate::jni::blobs::snapshot_key_groups::<$ty>(&mut env, handle, first, last) }
-            })
+        jni_entry! {
+            #[doc = concat!("`static native byte[][] snapshotKeyGroups(long handle, int firstKeyGroup, int lastKeyGroup)` of `", $class, "`: one blob per key group of the range, in order, from one pass over the state; a key group without state gets `byte[0]`.")]
+            fn $snapshot(env, t: &mut $ty, first: jni::sys::jint, last: jni::sys::jint) -> jni::sys::jobjectArray
+            = (concat!($class, ".snapshotKeyGroups"), std::ptr::null_mut()) {
+                $crate::jni::blobs::snapshot_key_groups(&mut env, t, first, last)
+            }
         }
 
-        #[doc = concat!("`static native void restore(long handle, int firstKeyGroup, int lastKeyGroup, byte[][] blobs)` of `", $class, "`: adds the state of every blob (each from `snapshotKeyGroups`, any subtask) whose key group is in the range.")]
-        #[no_mangle]
-        pub extern "system" fn $restore<'l>(
-            mut env: jni::JNIEnv<'l>,
-            _class: jni::objects::JClass<'l>,
-            handle: jni::sys::jlong,
-            first: jni::sys::jint,
-            last: jni::sys::jint,
-            blobs: jni::objects::JObjectArray<'l>,
-        ) {
-            jni_boundary!(env, concat!($class, ".restore"), (), {
-                // SAFETY: a live handle of this class (Java serialises calls on it).
-                unsafe { $crate::jni::blobs::restore_key_groups::<$ty>(&mut env, handle, first, last, &blobs) }
-            })
+        jni_entry! {
+            #[doc = concat!("`static native void restore(long handle, int firstKeyGroup, int lastKeyGroup, byte[][] blobs)` of `", $class, "`: adds the state of every blob (each from `snapshotKeyGroups`, any subtask) whose key group is in the range.")]
+            fn $restore(env, t: &mut $ty, first: jni::sys::jint, last: jni::sys::jint, blobs: jni::objects::JObjectArray<'l>)
+            = (concat!($class, ".restore"), ()) {
+                $crate::jni::blobs::restore_key_groups(&mut env, t, first, last, &blobs)
+            }
         }
 
-        #[doc = concat!("`static native long retainedBytes(long handle)` of `", $class, "`: retained state bytes (what `budget=` bounds).")]
-        #[no_mangle]
-        pub extern "system" fn $retained<'l>(
-            mut env: jni::JNIEnv<'l>,
-            _class: jni::objects::JClass<'l>,
-            handle: jni::sys::jlong,
-        ) -> jni::sys::jlong {
-            jni_boundary!(env, concat!($class, ".retainedBytes"), 0, {
-                // SAFETY: a live handle of this class (Java serialises calls on it).
-                unsafe { $crate::jni::blobs::retained_bytes::<$ty>(handle) }
-            })
+        jni_entry! {
+            #[doc = concat!("`static native long retainedBytes(long handle)` of `", $class, "`: retained state bytes (what `budget=` bounds).")]
+            fn $retained(env, t: &mut $ty) -> jni::sys::jlong = (concat!($class, ".retainedBytes"), 0) {
+                Ok($crate::jni::blobs::retained_bytes(t))
+            }
         }
 
-        #[doc = concat!("`static native void free(long handle)` of `", $class, "`: drops the native object; 0 is a no-op.")]
-        #[no_mangle]
-        pub extern "system" fn $free<'l>(
-            mut env: jni::JNIEnv<'l>,
-            _class: jni::objects::JClass<'l>,
-            handle: jni::sys::jlong,
-        ) {
-            jni_boundary!(env, concat!($class, ".free"), (), {
+        jni_entry! {
+            #[doc = concat!("`static native void free(long handle)` of `", $class, "`: drops the native object; 0 is a no-op.")]
+            fn $free(env, handle: jni::sys::jlong) = (concat!($class, ".free"), ()) {
                 // SAFETY: called exactly once per handle by NativeHandle's
                 // cleaning action, which zeroes its copy first.
                 unsafe { $crate::jni::handle::free_handle::<$ty>(handle) };
                 Ok(())
-            })
+            }
         }
     };
 }
 
 /// `snapshotKeyGroups(handle, first, last)`: one `byte[]` per key group.
-///
-/// # Safety
-/// `handle` is 0 or a live handle of a `T` (see [`handle_mut`]).
-pub(crate) unsafe fn snapshot_key_groups<T: KeyGroupState>(
+pub(crate) fn snapshot_key_groups<T: KeyGroupState>(
     env: &mut JNIEnv<'_>,
-    handle: jlong,
+    t: &mut T,
     first: jint,
     last: jint,
 ) -> FfiResult<jobjectArray> {
-    // SAFETY: per this function's contract.
-    let t = unsafe { handle_mut::<T>(handle, T::CLASS) }?;
-    let blobs = t.snapshot(t.range(first, last)?)?;
+    let state = t.state();
+    let blobs = state.snapshot_key_groups(state.key_group_range(first, last)?)?;
     blob_array(env, &blobs)
 }
 
 /// `restore(handle, first, last, blobs)`.
-///
-/// # Safety
-/// As [`snapshot_key_groups`].
-pub(crate) unsafe fn restore_key_groups<T: KeyGroupState>(
+pub(crate) fn restore_key_groups<T: KeyGroupState>(
     env: &mut JNIEnv<'_>,
-    handle: jlong,
+    t: &mut T,
     first: jint,
     last: jint,
     blobs: &JObjectArray<'_>,
 ) -> FfiResult<()> {
-    // SAFETY: per this function's contract.
-    let t = unsafe { handle_mut::<T>(handle, T::CLASS) }?;
-    let range = t.range(first, last)?;
+    let state = t.state();
+    let range = state.key_group_range(first, last)?;
     let owned = read_blobs(env, blobs)?;
     let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-    t.restore(&refs, range)
+    Ok(state.restore(&refs, range)?)
 }
 
 /// `retainedBytes(handle)`.
-///
-/// # Safety
-/// As [`snapshot_key_groups`].
-pub(crate) unsafe fn retained_bytes<T: KeyGroupState>(handle: jlong) -> FfiResult<jlong> {
-    // SAFETY: per this function's contract.
-    let t = unsafe { handle_mut::<T>(handle, T::CLASS) }?;
-    Ok(t.retained() as jlong)
+pub(crate) fn retained_bytes<T: KeyGroupState>(t: &mut T) -> jlong {
+    t.state().size() as jlong
+}
+
+/// Reads the operator spec argument of a `create` (not null).
+pub(crate) fn read_spec(env: &mut JNIEnv<'_>, spec: &JString<'_>) -> FfiResult<String> {
+    if spec.is_null() {
+        return Err(FfiError::null("spec"));
+    }
+    Ok(env.get_string(spec)?.into())
 }
 
 /// Reads an input's field names and Flink types
@@ -156,8 +119,8 @@ pub(crate) fn read_row_schema(
         |n: &str| if what.is_empty() { n.to_string() } else { format!("{what}{}{}", &n[..1].to_uppercase(), &n[1..]) };
     let names_arg = arg("names");
     let types_arg = arg("types");
-    let names = read_strings(env, names, &names_arg)?.ok_or_else(|| FfiError::null(&names_arg))?;
-    let types = read_strings(env, types, &types_arg)?.ok_or_else(|| FfiError::null(&types_arg))?;
+    let names = read_required_strings(env, names, &names_arg)?;
+    let types = read_required_strings(env, types, &types_arg)?;
     let parsed = types
         .iter()
         .enumerate()

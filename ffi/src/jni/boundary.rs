@@ -38,6 +38,51 @@ macro_rules! jni_boundary {
     }};
 }
 
+/// Declares a native method: `extern "system"`, `#[no_mangle]`, the
+/// `JNIEnv` (bound to `$env`) and the unused `JClass` first, then the
+/// method's own arguments, and the body inside [`jni_boundary!`], so that
+/// every entry point is written alike.
+///
+/// With `$h: &mut T` as the first argument the method takes the Java
+/// `long handle` and the body sees the live `T` behind it as `$h`
+/// ([`handle_mut`](crate::jni::handle::handle_mut), named by
+/// [`JavaClass::CLASS`](crate::jni::handle::JavaClass) in errors).
+macro_rules! jni_entry {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident($env:ident, $h:ident: &mut $ty:ty $(, $arg:ident: $arg_ty:ty)* $(,)?) $(-> $ret:ty)?
+        = ($what:expr, $default:expr) $body:block
+    ) => {
+        jni_entry! {
+            $(#[$meta])*
+            fn $name($env, handle: jni::sys::jlong $(, $arg: $arg_ty)*) $(-> $ret)? = ($what, $default) {
+                // SAFETY: `handle` is 0 or came from this class's `create`;
+                // Java frees it once and serialises the calls on it.
+                let $h = unsafe {
+                    $crate::jni::handle::handle_mut::<$ty>(handle, <$ty as $crate::jni::handle::JavaClass>::CLASS)
+                }?;
+                $body
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        fn $name:ident($env:ident $(, $arg:ident: $arg_ty:ty)* $(,)?) $(-> $ret:ty)?
+        = ($what:expr, $default:expr) $body:block
+    ) => {
+        $(#[$meta])*
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "system" fn $name<'l>(
+            mut $env: jni::JNIEnv<'l>,
+            _class: jni::objects::JClass<'l>,
+            $($arg: $arg_ty,)*
+        ) $(-> $ret)? {
+            jni_boundary!($env, $what, $default, $body)
+        }
+    };
+}
+
 /// Throws `e` as a `SluiceException(code, message)`.
 ///
 /// When a failed JNI call already left a Java exception pending, a

@@ -12,6 +12,12 @@ use jni::sys::jlong;
 
 use crate::capi::error::{FfiError, FfiResult};
 
+/// A native object behind the handles of one Java class.
+pub trait JavaClass {
+    /// The Java class, for errors (`KeyedNative`).
+    const CLASS: &'static str;
+}
+
 /// Moves `value` to the heap and returns its address for Java.
 pub fn into_handle<T>(value: T) -> jlong {
     LIVE.fetch_add(1, Ordering::Relaxed);

@@ -7,18 +7,16 @@
 //! [`crate::jni::keyed_native`]'s, with a `left` flag naming the input a
 //! batch came from.
 
-use jni::objects::{JClass, JObjectArray, JString};
+use jni::objects::{JObjectArray, JString};
 use jni::sys::{jboolean, jintArray, jlong, jobject, jobjectArray, JNI_FALSE};
-use jni::JNIEnv;
-use sluice_engine::keyed::{JoinRowOperator, RowSchema};
-use sluice_keyed::KeyGroupRange;
+use sluice_engine::keyed::{JoinOperator, JoinRowOperator, RowSchema};
 use sluice_transpose::Rows;
 
-use crate::capi::error::{FfiError, FfiResult};
-use crate::jni::blobs::{read_row_schema, KeyGroupState};
-use crate::jni::handle::{handle_mut, into_handle};
+use crate::jni::arrays::int_array;
+use crate::jni::blobs::{read_row_schema, read_spec, KeyGroupState};
+use crate::jni::handle::{into_handle, JavaClass};
 use crate::jni::rows::{row_block, with_row_batch, RowBatchScratch};
-use crate::jni::strings::string_array;
+use crate::jni::strings::type_array;
 
 /// The native object behind a `JoinNative` handle.
 struct JoinJni {
@@ -27,25 +25,24 @@ struct JoinJni {
     rows: Rows,
 }
 
-/// `static native long create(String spec, String[] leftNames, String[] leftTypes,
-/// String[] rightNames, String[] rightTypes)`: the join of `spec` (see
-/// `sluice_engine::keyed::join`) over left and right rows of the given field
-/// names and Flink types (`LogicalType.asSerializableString()`).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_create<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    spec: JString<'l>,
-    left_names: JObjectArray<'l>,
-    left_types: JObjectArray<'l>,
-    right_names: JObjectArray<'l>,
-    right_types: JObjectArray<'l>,
-) -> jlong {
-    jni_boundary!(env, "JoinNative.create", 0, {
-        if spec.is_null() {
-            return Err(FfiError::null("spec"));
-        }
-        let spec: String = env.get_string(&spec)?.into();
+impl JavaClass for JoinJni {
+    const CLASS: &'static str = "JoinNative";
+}
+
+jni_entry! {
+    /// `static native long create(String spec, String[] leftNames, String[] leftTypes,
+    /// String[] rightNames, String[] rightTypes)`: the join of `spec` (see
+    /// `sluice_engine::keyed::join`) over left and right rows of the given field
+    /// names and Flink types (`LogicalType.asSerializableString()`).
+    fn Java_io_sluice_jni_JoinNative_create(
+        env,
+        spec: JString<'l>,
+        left_names: JObjectArray<'l>,
+        left_types: JObjectArray<'l>,
+        right_names: JObjectArray<'l>,
+        right_types: JObjectArray<'l>,
+    ) -> jlong = ("JoinNative.create", 0) {
+        let spec = read_spec(&mut env, &spec)?;
         let (ln, lt) = read_row_schema(&mut env, &left_names, &left_types, "left")?;
         let (rn, rt) = read_row_schema(&mut env, &right_names, &right_types, "right")?;
         let ln: Vec<&str> = ln.iter().map(String::as_str).collect();
@@ -54,23 +51,16 @@ pub extern "system" fn Java_io_sluice_jni_JoinNative_create<'l>(
         let right = RowSchema { names: &rn, types: &rt };
         let join = JoinRowOperator::new(left, right, &spec)?;
         Ok(into_handle(JoinJni { join, scratch: RowBatchScratch::default(), rows: Rows::default() }))
-    })
+    }
 }
 
-/// `static native String[] outputTypes(long handle)`: the Flink types of the
-/// emitted rows (left fields then right fields).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_JoinNative_outputTypes<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobjectArray {
-    jni_boundary!(env, "JoinNative.outputTypes", std::ptr::null_mut(), {
-        // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
-        let types: Vec<String> = j.join.output_types().map(|t| t.to_string()).collect();
-        string_array(&mut env, types.into_iter())
-    })
+jni_entry! {
+    /// `static native String[] outputTypes(long handle)`: the Flink types of the
+    /// emitted rows (left fields then right fields).
+    fn Java_io_sluice_jni_JoinNative_outputTypes(env, j: &mut JoinJni) -> jobjectArray
+    = ("JoinNative.outputTypes", std::ptr::null_mut()) {
+        type_array(&mut env, j.join.output_types())
+    }
 }
 
 row_batch_entry! {
@@ -78,9 +68,7 @@ row_batch_entry! {
     /// int numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`:
     /// pushes a changelog batch of one input (RowKinds from the row headers) and
     /// returns the emitted changelog rows.
-    fn Java_io_sluice_jni_JoinNative_process(env, handle, left: jboolean; batch) -> jobject = ("JoinNative.process", std::ptr::null_mut()) {
-        // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
+    fn Java_io_sluice_jni_JoinNative_process(env, j: &mut JoinJni, left: jboolean; batch) -> jobject = ("JoinNative.process", std::ptr::null_mut()) {
         let JoinJni { join, scratch, rows } = j;
         let left = left != JNI_FALSE;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(join.process_segments(left, segs, addrs, rows)?))?;
@@ -93,32 +81,19 @@ row_batch_entry! {
     /// int numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`:
     /// the Flink key group of each row's join key, as the join's state and
     /// snapshots use it (state unchanged).
-    fn Java_io_sluice_jni_JoinNative_keyGroups(env, handle, left: jboolean; batch) -> jintArray = ("JoinNative.keyGroups", std::ptr::null_mut()) {
-        // SAFETY: a live JoinNative handle (Java serialises calls on it).
-        let j = unsafe { handle_mut::<JoinJni>(handle, "JoinNative") }?;
+    fn Java_io_sluice_jni_JoinNative_keyGroups(env, j: &mut JoinJni, left: jboolean; batch) -> jintArray = ("JoinNative.keyGroups", std::ptr::null_mut()) {
         let JoinJni { join, scratch, .. } = j;
         let left = left != JNI_FALSE;
         let groups =
             with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(join.key_groups_segments(left, segs, addrs)?))?;
-        let arr = env.new_int_array(groups.len() as i32)?;
-        env.set_int_array_region(&arr, 0, &groups)?;
-        Ok(arr.into_raw())
+        int_array(&mut env, &groups)
     }
 }
 
 impl KeyGroupState for JoinJni {
-    const CLASS: &'static str = "JoinNative";
-    fn range(&self, first: i32, last: i32) -> FfiResult<KeyGroupRange> {
-        Ok(self.join.join().key_group_range(first, last)?)
-    }
-    fn snapshot(&self, range: KeyGroupRange) -> FfiResult<Vec<Vec<u8>>> {
-        Ok(self.join.join().snapshot_key_groups(range)?)
-    }
-    fn restore(&mut self, blobs: &[&[u8]], range: KeyGroupRange) -> FfiResult<()> {
-        Ok(self.join.join_mut().restore(blobs, range)?)
-    }
-    fn retained(&self) -> usize {
-        self.join.join().size()
+    type State = JoinOperator;
+    fn state(&mut self) -> &mut JoinOperator {
+        self.join.join_mut()
     }
 }
 

@@ -39,33 +39,30 @@ pub struct RowBatchScratch {
     ints: Vec<i32>,
 }
 
-/// Declares a native method that takes a Java `RowBatch` (`Object[]
-/// segments, int numSegments, int[] rowSegment, int[] rowOffset, int[]
-/// rowSize, int numRows`, after the handle and any extra arguments), so the
-/// six arguments are written once: the body sees them as one
-/// [`JavaRowBatch`] named by `$batch`, inside `jni_boundary!`.
+/// Declares a native method on a handle (`$h: &mut T`, as in `jni_entry!`)
+/// that takes a Java `RowBatch` (`Object[] segments, int numSegments, int[]
+/// rowSegment, int[] rowOffset, int[] rowSize, int numRows`, after the
+/// handle and any extra arguments), so the six arguments are written once:
+/// the body sees them as one [`JavaRowBatch`] named by `$batch`.
 macro_rules! row_batch_entry {
     (
         $(#[$meta:meta])*
-        fn $name:ident($env:ident, $handle:ident $(, $extra:ident: $extra_ty:ty)*; $batch:ident) -> $ret:ty
+        fn $name:ident($env:ident, $h:ident: &mut $ty:ty $(, $extra:ident: $extra_ty:ty)*; $batch:ident) -> $ret:ty
         = ($what:expr, $default:expr) $body:block
     ) => {
-        $(#[$meta])*
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub extern "system" fn $name<'l>(
-            mut $env: jni::JNIEnv<'l>,
-            _class: jni::objects::JClass<'l>,
-            $handle: jni::sys::jlong,
-            $($extra: $extra_ty,)*
-            segments: jni::objects::JObjectArray<'l>,
-            num_segments: jni::sys::jint,
-            row_segment: jni::objects::JIntArray<'l>,
-            row_offset: jni::objects::JIntArray<'l>,
-            row_size: jni::objects::JIntArray<'l>,
-            num_rows: jni::sys::jint,
-        ) -> $ret {
-            jni_boundary!($env, $what, $default, {
+        jni_entry! {
+            $(#[$meta])*
+            fn $name(
+                $env,
+                $h: &mut $ty,
+                $($extra: $extra_ty,)*
+                segments: jni::objects::JObjectArray<'l>,
+                num_segments: jni::sys::jint,
+                row_segment: jni::objects::JIntArray<'l>,
+                row_offset: jni::objects::JIntArray<'l>,
+                row_size: jni::objects::JIntArray<'l>,
+                num_rows: jni::sys::jint,
+            ) -> $ret = ($what, $default) {
                 let $batch = $crate::jni::rows::JavaRowBatch::new(
                     &segments,
                     num_segments,
@@ -75,7 +72,7 @@ macro_rules! row_batch_entry {
                     num_rows,
                 );
                 $body
-            })
+            }
         }
     };
 }

@@ -12,13 +12,12 @@ use crate::capi::error::{sluice_status, FfiError};
 /// method's signature or meaning.
 pub const JNI_ABI_VERSION: jint = 1;
 
-/// `static native String version()`: `"sluice <crate version>"`.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_SluiceNative_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jstring {
-    jni_boundary!(env, "version", std::ptr::null_mut(), {
+jni_entry! {
+    /// `static native String version()`: `"sluice <crate version>"`.
+    fn Java_io_sluice_jni_SluiceNative_version(env) -> jstring = ("version", std::ptr::null_mut()) {
         let s = env.new_string(concat!("sluice ", env!("CARGO_PKG_VERSION")))?;
         Ok(s.into_raw())
-    })
+    }
 }
 
 /// `static native int abiVersion()`: [`JNI_ABI_VERSION`].
@@ -34,21 +33,16 @@ pub extern "system" fn Java_io_sluice_jni_SluiceNative_liveHandles0<'l>(_env: JN
     crate::jni::handle::live_handles()
 }
 
-/// `static native void selfTest0(int mode)`: proves the boundary from Java.
-/// Mode 0 returns normally, 1 fails with an invalid-argument error, 2
-/// panics (caught and thrown as `SLUICE_ERR_PANIC`).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_SluiceNative_selfTest0<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    mode: jint,
-) {
-    jni_boundary!(env, "selfTest", (), {
+jni_entry! {
+    /// `static native void selfTest0(int mode)`: proves the boundary from Java.
+    /// Mode 0 returns normally, 1 fails with an invalid-argument error, 2
+    /// panics (caught and thrown as `SLUICE_ERR_PANIC`).
+    fn Java_io_sluice_jni_SluiceNative_selfTest0(env, mode: jint) = ("selfTest", ()) {
         match mode {
             0 => Ok(()),
             1 => Err(FfiError::new(sluice_status::SLUICE_ERR_INVALID_ARGUMENT, "self-test error (mode 1)")),
             2 => panic!("self-test panic (mode 2)"),
             other => Err(FfiError::invalid(format!("unknown self-test mode {other}"))),
         }
-    })
+    }
 }

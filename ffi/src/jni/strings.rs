@@ -1,8 +1,9 @@
-//! Java `String[]` in and out.
+//! Java `String[]` in and out (names, Flink types).
 
 use jni::objects::{JObject, JObjectArray, JString};
 use jni::sys::jobjectArray;
 use jni::JNIEnv;
+use sluice_transpose::FlinkType;
 
 use crate::capi::error::{FfiError, FfiResult};
 
@@ -27,6 +28,15 @@ pub(crate) fn read_strings(env: &mut JNIEnv<'_>, arr: &JObjectArray<'_>, what: &
     Ok(Some(out))
 }
 
+/// Reads a Java `String[]` that must not be null (named `what` in errors).
+pub(crate) fn read_required_strings(
+    env: &mut JNIEnv<'_>,
+    arr: &JObjectArray<'_>,
+    what: &str,
+) -> FfiResult<Vec<String>> {
+    read_strings(env, arr, what)?.ok_or_else(|| FfiError::null(what))
+}
+
 /// Builds a Java `String[]` of `items`.
 pub(crate) fn string_array(
     env: &mut JNIEnv<'_>,
@@ -39,4 +49,14 @@ pub(crate) fn string_array(
         env.delete_local_ref(js)?;
     }
     Ok(arr.into_raw())
+}
+
+/// Builds a Java `String[]` of Flink types, each as its
+/// `LogicalType#asSerializableString()` (an operator's `outputTypes`).
+pub(crate) fn type_array<'t>(
+    env: &mut JNIEnv<'_>,
+    types: impl Iterator<Item = &'t FlinkType>,
+) -> FfiResult<jobjectArray> {
+    let names: Vec<String> = types.map(ToString::to_string).collect();
+    string_array(env, names.into_iter())
 }

@@ -155,22 +155,25 @@ static inline void make_utf8_view(struct ArrowArray *a, const char *const *vals,
   ta_set_buffer(p, 3, sizes);
 }
 
-/* Int32 array; `valid` may be NULL (all valid). */
-static inline void make_int32(struct ArrowArray *a, const int32_t *vals, const int *valid, int n, int *release_count) {
+/* Fixed-width array of `n` values of `width` bytes each; `valid` may be
+ * NULL (all valid). */
+static inline void make_fixed(struct ArrowArray *a, const void *vals, size_t width, const int *valid, int n,
+                              int *release_count) {
   struct ta_private *p = ta_init(a, n, 0, 2, release_count);
   if (valid) ta_set_buffer(p, 0, ta_bits(valid, n));
-  int32_t *data = (int32_t *)malloc(sizeof(int32_t) * ((size_t)n ? (size_t)n : 1));
-  if (n) memcpy(data, vals, sizeof(int32_t) * (size_t)n);
+  void *data = malloc(width * ((size_t)n ? (size_t)n : 1));
+  if (n) memcpy(data, vals, width * (size_t)n);
   ta_set_buffer(p, 1, data);
+}
+
+/* Int32 array; `valid` may be NULL (all valid). */
+static inline void make_int32(struct ArrowArray *a, const int32_t *vals, const int *valid, int n, int *release_count) {
+  make_fixed(a, vals, sizeof(int32_t), valid, n, release_count);
 }
 
 /* Int64 array; `valid` may be NULL (all valid). */
 static inline void make_int64(struct ArrowArray *a, const int64_t *vals, const int *valid, int n, int *release_count) {
-  struct ta_private *p = ta_init(a, n, 0, 2, release_count);
-  if (valid) ta_set_buffer(p, 0, ta_bits(valid, n));
-  int64_t *data = (int64_t *)malloc(sizeof(int64_t) * ((size_t)n ? (size_t)n : 1));
-  if (n) memcpy(data, vals, sizeof(int64_t) * (size_t)n);
-  ta_set_buffer(p, 1, data);
+  make_fixed(a, vals, sizeof(int64_t), valid, n, release_count);
 }
 
 /* Boolean array (bit-packed values); `valid` may be NULL (all valid). */

@@ -95,17 +95,31 @@ struct rc_ctx {
   int8_t kinds[MAX_ROWS];
 };
 
+/* Frees the rows a successful encode wrote; returns its status. */
+static int32_t drop_rows(int32_t rc, struct sluice_buffer *d, struct sluice_buffer *o) {
+  if (rc == SLUICE_OK) {
+    sluice_buffer_free(d);
+    sluice_buffer_free(o);
+  }
+  return rc;
+}
+
+/* Releases the batch a successful decode wrote; returns its status. */
+static int32_t drop_batch(int32_t rc, struct ArrowArray *out, struct ArrowSchema *out_schema) {
+  if (rc == SLUICE_OK) {
+    out->release(out);
+    out_schema->release(out_schema);
+  }
+  return rc;
+}
+
 static int32_t encode_one_shot(void *p, int64_t n) {
   (void)p;
   struct rc_batch b;
   rc_fill(&b, n);
   struct sluice_buffer d, o;
   int32_t rc = sluice_arrow_to_rows(&b.row, &RC_SCHEMA, NULL, &d, &o);
-  if (rc == SLUICE_OK) {
-    sluice_buffer_free(&d);
-    sluice_buffer_free(&o);
-  }
-  return rc;
+  return drop_rows(rc, &d, &o);
 }
 
 static int32_t encode_handle(void *p, int64_t n) {
@@ -114,11 +128,7 @@ static int32_t encode_handle(void *p, int64_t n) {
   rc_fill(&b, n);
   struct sluice_buffer d, o;
   int32_t rc = sluice_row_converter_arrow_to_rows(c->conv, &b.row, NULL, &d, &o);
-  if (rc == SLUICE_OK) {
-    sluice_buffer_free(&d);
-    sluice_buffer_free(&o);
-  }
-  return rc;
+  return drop_rows(rc, &d, &o);
 }
 
 static int32_t decode_one_shot(void *p, int64_t n) {
@@ -127,11 +137,7 @@ static int32_t decode_one_shot(void *p, int64_t n) {
   struct ArrowSchema out_schema;
   int32_t rc = sluice_rows_to_arrow(c->data.ptr, (const int64_t *)c->offsets.ptr, n, &RC_SCHEMA, &out, &out_schema,
                                     c->kinds);
-  if (rc == SLUICE_OK) {
-    out.release(&out);
-    out_schema.release(&out_schema);
-  }
-  return rc;
+  return drop_batch(rc, &out, &out_schema);
 }
 
 static int32_t decode_handle(void *p, int64_t n) {
@@ -140,11 +146,7 @@ static int32_t decode_handle(void *p, int64_t n) {
   struct ArrowSchema out_schema;
   int32_t rc = sluice_row_converter_rows_to_arrow(c->conv, c->data.ptr, (const int64_t *)c->offsets.ptr, n, &out,
                                                   &out_schema, c->kinds);
-  if (rc == SLUICE_OK) {
-    out.release(&out);
-    out_schema.release(&out_schema);
-  }
-  return rc;
+  return drop_batch(rc, &out, &out_schema);
 }
 
 /* Best-of-5 thread CPU ns per call of `f(ctx, n)`, or -1 on error. */

@@ -40,4 +40,11 @@ static const char *current_test = "";
 
 static inline int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
+/* Prints `<program>: N passed, M failed` as the program's last line; main
+ * returns it (non-zero on any failure). */
+static inline int report(const char *program) {
+  printf("%s: %d passed, %d failed\n", program, passed, failed);
+  return failed ? 1 : 0;
+}
+
 #endif /* SLUICE_TEST_CHECK_H */

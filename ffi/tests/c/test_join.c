@@ -11,19 +11,9 @@
 #include "sluice.h"
 #include "arrow_build.h"
 #include "check.h"
+#include "kv_rows.h"
 
-/* Both inputs: struct<k: utf8, v: int64>. */
-static const char *const NAMES[] = {"k", "v"};
-static const char *const FORMATS[] = {"u", "l"};
-
-static void kv_schema(struct ArrowSchema *s) { make_struct_schema(s, 2, NAMES, FORMATS, NULL); }
-
-static void kv_batch(struct ArrowArray *batch, const char *const *k, const int64_t *v, int n, int *released) {
-  struct ArrowArray kids[2];
-  make_utf8(&kids[0], k, n, NULL);
-  make_int64(&kids[1], v, NULL, n, NULL);
-  make_struct(batch, kids, 2, n, released);
-}
+/* Both inputs are kv_rows.h's struct<k: utf8, v: int64>. */
 
 /* An expected joined row: kind, left (k, v), right (k, v); NULL / INT64_MIN for a padded side. */
 struct jrow {
@@ -33,7 +23,6 @@ struct jrow {
   const char *rk;
   int64_t rv;
 };
-#define NUL INT64_MIN
 
 static void check_side(const struct ArrowArray *kcol, const struct ArrowArray *vcol, int i, const char *k, int64_t v) {
   if (k == NULL) {
@@ -56,7 +45,7 @@ static void push_expect(struct sluice_join *h, int32_t side, const char *const *
   struct sluice_buffer out_kinds = {0};
   int released = 0;
   kv_schema(&schema);
-  kv_batch(&batch, k, v, n, &released);
+  kv_batch(&batch, k, v, NULL, n, &released);
   int32_t rc = sluice_join_push(h, side, &batch, &schema, kinds, &out, &out_schema, &out_kinds);
   CHECK(rc == SLUICE_OK, "push rc %d", rc);
   CHECK(released == 1, "batch released %d times", released);
@@ -184,12 +173,12 @@ static void test_errors(void) {
   static const char *const k[] = {"a"};
   static const int64_t v[] = {1};
   int released = 0;
-  kv_batch(&batch, k, v, 1, &released);
+  kv_batch(&batch, k, v, NULL, 1, &released);
   rc = sluice_join_push(h, 2, &batch, &l, NULL, &out, &out_schema, &out_kinds);
   CHECK(rc == SLUICE_ERR_INVALID_ARGUMENT && strstr(sluice_last_error(), "side is 2"), "bad side rc %d", rc);
   CHECK(released == 1, "the batch is taken and released on error (%d)", released);
   released = 0;
-  kv_batch(&batch, k, v, 1, &released);
+  kv_batch(&batch, k, v, NULL, 1, &released);
   rc = sluice_join_push(NULL, SLUICE_JOIN_LEFT, &batch, &l, NULL, &out, &out_schema, &out_kinds);
   CHECK(rc == SLUICE_ERR_NULL_POINTER, "NULL handle rc %d", rc);
   CHECK(released == 1, "released %d", released);
@@ -205,6 +194,5 @@ int main(void) {
   RUN(test_left_join_changelog);
   RUN(test_snapshot_restore);
   RUN(test_errors);
-  printf("test_join: %d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return report("test_join");
 }

@@ -11,22 +11,7 @@
 #include "sluice.h"
 #include "arrow_build.h"
 #include "check.h"
-
-/* Input rows: struct<k: utf8, v: int64>. */
-static const char *const NAMES[] = {"k", "v"};
-static const char *const FORMATS[] = {"u", "l"};
-
-static void kv_schema(struct ArrowSchema *s) { make_struct_schema(s, 2, NAMES, FORMATS, NULL); }
-
-/* A batch of `n` rows (k[i], v[i]); `valid` marks non-NULL values (NULL =
- * all valid). */
-static void kv_batch(struct ArrowArray *batch, const char *const *k, const int64_t *v, const int *valid, int n,
-                     int *released) {
-  struct ArrowArray kids[2];
-  make_utf8(&kids[0], k, n, NULL);
-  make_int64(&kids[1], v, valid, n, NULL);
-  make_struct(batch, kids, 2, n, released);
-}
+#include "kv_rows.h"
 
 /* One expected output row: kind, key, then up to 5 int64 values (or
  * INT64_MIN for NULL; timestamps as epoch millis). */
@@ -35,7 +20,6 @@ struct row {
   const char *k;
   int64_t v[5];
 };
-#define NUL INT64_MIN
 
 /* Checks an operator's output against `want` (`n_vals` int64 columns after
  * the key) and releases it. */
@@ -661,6 +645,5 @@ int main(void) {
   RUN(test_push_errors);
   RUN(test_snapshot_errors);
   RUN(test_state_budget);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return report("test_keyed");
 }

@@ -164,6 +164,5 @@ static void test_row_converter_errors(void) {
 int main(void) {
   RUN(test_row_converter_matches_one_shot);
   RUN(test_row_converter_errors);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return report("test_row_converter");
 }

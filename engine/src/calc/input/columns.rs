@@ -33,30 +33,71 @@ use sluice_transpose::{NullLayout, RowKind, Rows};
 use crate::calc::CalcProgram;
 use crate::error::{Error, Result};
 
-/// How a column travels from Java: the codes are shared with
-/// `io.sluice.jni.ColumnBatch` (keep both in step).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColumnKind {
+/// Declares [`ColumnKind`] from one row per kind: its code (shared with
+/// `io.sluice.jni.ColumnBatch`: keep both in step), the Arrow type it
+/// carries, the Java values array (JNI signature) and its element size, so
+/// that what a kind is stands in one place.
+macro_rules! column_kinds {
+    ($($(#[$doc:meta])* $kind:ident = $code:literal: $dt:ident in $java:literal of $size:literal bytes;)*) => {
+        /// How a column travels from Java: the codes are shared with
+        /// `io.sluice.jni.ColumnBatch` (keep both in step).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ColumnKind {
+            $($(#[$doc])* $kind = $code,)*
+        }
+
+        impl ColumnKind {
+            /// The kind carrying an Arrow type, if any.
+            pub fn for_type(dt: &DataType) -> Option<Self> {
+                match dt {
+                    $(DataType::$dt => Some(ColumnKind::$kind),)*
+                    _ => None,
+                }
+            }
+
+            /// The kind of a code (`kind as i32`), if any.
+            pub fn from_code(code: i32) -> Option<Self> {
+                [$(ColumnKind::$kind),*].into_iter().find(|k| *k as i32 == code)
+            }
+
+            /// Bytes per element of the Java array holding the values.
+            pub fn element_size(self) -> usize {
+                match self {
+                    $(ColumnKind::$kind => $size,)*
+                }
+            }
+
+            /// The JNI signature of the values array (`[B`, `[I`, ...).
+            pub fn java_array(self) -> &'static str {
+                match self {
+                    $(ColumnKind::$kind => $java,)*
+                }
+            }
+        }
+    };
+}
+
+column_kinds! {
     /// CHAR / VARCHAR: `byte[]` UTF-8 values + `int[]` offsets.
-    Utf8 = 0,
+    Utf8 = 0: Utf8 in "[B" of 1 bytes;
     /// VARBINARY: `byte[]` values + `int[]` offsets.
-    Binary = 1,
+    Binary = 1: Binary in "[B" of 1 bytes;
     /// BOOLEAN: `byte[]`, 0 = false.
-    Boolean = 2,
+    Boolean = 2: Boolean in "[B" of 1 bytes;
     /// TINYINT: `byte[]`.
-    Int8 = 3,
+    Int8 = 3: Int8 in "[B" of 1 bytes;
     /// SMALLINT: `short[]`.
-    Int16 = 4,
+    Int16 = 4: Int16 in "[S" of 2 bytes;
     /// INT: `int[]`.
-    Int32 = 5,
+    Int32 = 5: Int32 in "[I" of 4 bytes;
     /// BIGINT: `long[]`.
-    Int64 = 6,
+    Int64 = 6: Int64 in "[J" of 8 bytes;
     /// FLOAT: `float[]`.
-    Float32 = 7,
+    Float32 = 7: Float32 in "[F" of 4 bytes;
     /// DOUBLE: `double[]`.
-    Float64 = 8,
+    Float64 = 8: Float64 in "[D" of 8 bytes;
     /// DATE (days since the epoch): `int[]`.
-    Date32 = 9,
+    Date32 = 9: Date32 in "[I" of 4 bytes;
 }
 
 /// `ColumnKind` code for a column the program does not read.
@@ -65,56 +106,9 @@ pub const NOT_NEEDED: i32 = -1;
 pub const UNSUPPORTED: i32 = -2;
 
 impl ColumnKind {
-    /// The kind carrying an Arrow type, if any.
-    pub fn for_type(dt: &DataType) -> Option<Self> {
-        Some(match dt {
-            DataType::Utf8 => ColumnKind::Utf8,
-            DataType::Binary => ColumnKind::Binary,
-            DataType::Boolean => ColumnKind::Boolean,
-            DataType::Int8 => ColumnKind::Int8,
-            DataType::Int16 => ColumnKind::Int16,
-            DataType::Int32 => ColumnKind::Int32,
-            DataType::Int64 => ColumnKind::Int64,
-            DataType::Float32 => ColumnKind::Float32,
-            DataType::Float64 => ColumnKind::Float64,
-            DataType::Date32 => ColumnKind::Date32,
-            _ => return None,
-        })
-    }
-
-    /// The kind of a code (`kind as i32`), if any.
-    pub fn from_code(code: i32) -> Option<Self> {
-        use ColumnKind::*;
-        [Utf8, Binary, Boolean, Int8, Int16, Int32, Int64, Float32, Float64, Date32]
-            .into_iter()
-            .find(|k| *k as i32 == code)
-    }
-
-    /// Bytes per element of the Java array holding the values.
-    pub fn element_size(self) -> usize {
-        match self {
-            ColumnKind::Utf8 | ColumnKind::Binary | ColumnKind::Boolean | ColumnKind::Int8 => 1,
-            ColumnKind::Int16 => 2,
-            ColumnKind::Int32 | ColumnKind::Float32 | ColumnKind::Date32 => 4,
-            ColumnKind::Int64 | ColumnKind::Float64 => 8,
-        }
-    }
-
     /// Whether values come with offsets.
     pub fn has_offsets(self) -> bool {
         matches!(self, ColumnKind::Utf8 | ColumnKind::Binary)
-    }
-
-    /// The JNI signature of the values array (`[B`, `[I`, ...).
-    pub fn java_array(self) -> &'static str {
-        match self {
-            ColumnKind::Utf8 | ColumnKind::Binary | ColumnKind::Boolean | ColumnKind::Int8 => "[B",
-            ColumnKind::Int16 => "[S",
-            ColumnKind::Int32 | ColumnKind::Date32 => "[I",
-            ColumnKind::Int64 => "[J",
-            ColumnKind::Float32 => "[F",
-            ColumnKind::Float64 => "[D",
-        }
     }
 }
 

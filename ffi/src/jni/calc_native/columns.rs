@@ -11,34 +11,24 @@
 
 use std::ptr;
 
-use jni::objects::{JByteArray, JClass, JIntArray, JObjectArray};
-use jni::sys::{jarray, jint, jintArray, jlong, jobject};
+use jni::objects::{JByteArray, JIntArray, JObjectArray};
+use jni::sys::{jarray, jint, jintArray, jobject};
 use jni::JNIEnv;
 use sluice_engine::calc::input::columns::{ColumnKind, ColumnSlices};
 
 use super::CalcHandle;
 use crate::capi::error::{FfiError, FfiResult};
 use crate::jni::arrays;
-use crate::jni::handle::handle_mut;
 use crate::jni::pin::Pinned;
 use crate::jni::rows::row_block;
 
-/// `static native int[] columnKinds(long handle)`: per input field, the
-/// `ColumnBatch` kind code, -1 (not read) or -2 (use the row path).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_columnKinds<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jintArray {
-    jni_boundary!(env, "CalcNative.columnKinds", ptr::null_mut(), {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
-        let kinds = h.program.column_kinds();
-        let arr = env.new_int_array(kinds.len() as i32)?;
-        env.set_int_array_region(&arr, 0, &kinds)?;
-        Ok(arr.into_raw())
-    })
+jni_entry! {
+    /// `static native int[] columnKinds(long handle)`: per input field, the
+    /// `ColumnBatch` kind code, -1 (not read) or -2 (use the row path).
+    fn Java_io_sluice_jni_CalcNative_columnKinds(env, h: &mut CalcHandle) -> jintArray
+    = ("CalcNative.columnKinds", ptr::null_mut()) {
+        arrays::int_array(&mut env, &h.program.column_kinds())
+    }
 }
 
 /// One column's checked arrays (raw local references and their byte sizes).
@@ -64,25 +54,20 @@ fn element(
     Ok((e.array.into_raw(), e.len * elem))
 }
 
-/// `static native RowBlock processColumns(long handle, int[] fields,
-/// Object[] values, Object[] offsets, Object[] nulls, byte[] rowKinds, int
-/// numRows)`.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    fields: JIntArray<'l>,
-    values: JObjectArray<'l>,
-    offsets: JObjectArray<'l>,
-    nulls: JObjectArray<'l>,
-    row_kinds: JByteArray<'l>,
-    num_rows: jint,
-) -> jobject {
-    jni_boundary!(env, "CalcNative.processColumns", ptr::null_mut(), {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+jni_entry! {
+    /// `static native RowBlock processColumns(long handle, int[] fields,
+    /// Object[] values, Object[] offsets, Object[] nulls, byte[] rowKinds, int
+    /// numRows)`.
+    fn Java_io_sluice_jni_CalcNative_processColumns(
+        env,
+        h: &mut CalcHandle,
+        fields: JIntArray<'l>,
+        values: JObjectArray<'l>,
+        offsets: JObjectArray<'l>,
+        nulls: JObjectArray<'l>,
+        row_kinds: JByteArray<'l>,
+        num_rows: jint,
+    ) -> jobject = ("CalcNative.processColumns", ptr::null_mut()) {
         let n =
             usize::try_from(num_rows).map_err(|_| FfiError::invalid(format!("numRows is negative ({num_rows})")))?;
         for (arr, name) in [(&values, "values"), (&offsets, "offsets"), (&nulls, "nulls")] {
@@ -128,7 +113,7 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_processColumns<'l>(
             Ok(program.process_columns(&slices, kinds, n, rows)?)
         })?;
         row_block(&mut env, rows)
-    })
+    }
 }
 
 /// Checks the arrays of every column `field_ids` names (its kind from

@@ -14,16 +14,15 @@
 mod columns;
 mod utf16;
 
-use jni::objects::{JClass, JObjectArray};
+use jni::objects::JObjectArray;
 use jni::sys::{jlong, jobject, jobjectArray};
-use jni::JNIEnv;
 use sluice_engine::calc::CalcProgram;
 use sluice_transpose::{FlinkType, Rows};
 
 use crate::capi::error::{FfiError, FfiResult};
-use crate::jni::handle::{free_handle, handle_mut, into_handle};
+use crate::jni::handle::{free_handle, into_handle, JavaClass};
 use crate::jni::rows::{row_block, with_row_batch, RowBatchScratch};
-use crate::jni::strings::{read_strings, string_array};
+use crate::jni::strings::{read_required_strings, read_strings, string_array, type_array};
 
 /// The native state behind a `CalcNative` handle.
 #[derive(Debug)]
@@ -33,6 +32,10 @@ struct CalcHandle {
     rows: Rows,
     /// Scratch of `processUtf16` ([`utf16`]).
     utf16: Utf16Scratch,
+}
+
+impl JavaClass for CalcHandle {
+    const CLASS: &'static str = "CalcNative";
 }
 
 /// Reusable scratch of `processUtf16`: the copied field indexes, offsets
@@ -53,23 +56,20 @@ fn parse_types(types: &[String], what: &str) -> FfiResult<Vec<FlinkType>> {
         .collect()
 }
 
-/// `static native long create(String[] inputNames, String[] inputTypes,
-/// String[] expressions, String[] outputTypes)`: types as
-/// `LogicalType#asSerializableString()`; `outputTypes` may be null (inferred).
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    input_names: JObjectArray<'l>,
-    input_types: JObjectArray<'l>,
-    expressions: JObjectArray<'l>,
-    output_types: JObjectArray<'l>,
-) -> jlong {
-    jni_boundary!(env, "CalcNative.create", 0, {
-        let names = read_strings(&mut env, &input_names, "inputNames")?.ok_or_else(|| FfiError::null("inputNames"))?;
-        let types = read_strings(&mut env, &input_types, "inputTypes")?.ok_or_else(|| FfiError::null("inputTypes"))?;
-        let exprs =
-            read_strings(&mut env, &expressions, "expressions")?.ok_or_else(|| FfiError::null("expressions"))?;
+jni_entry! {
+    /// `static native long create(String[] inputNames, String[] inputTypes,
+    /// String[] expressions, String[] outputTypes)`: types as
+    /// `LogicalType#asSerializableString()`; `outputTypes` may be null (inferred).
+    fn Java_io_sluice_jni_CalcNative_create(
+        env,
+        input_names: JObjectArray<'l>,
+        input_types: JObjectArray<'l>,
+        expressions: JObjectArray<'l>,
+        output_types: JObjectArray<'l>,
+    ) -> jlong = ("CalcNative.create", 0) {
+        let names = read_required_strings(&mut env, &input_names, "inputNames")?;
+        let types = read_required_strings(&mut env, &input_types, "inputTypes")?;
+        let exprs = read_required_strings(&mut env, &expressions, "expressions")?;
         let out = read_strings(&mut env, &output_types, "outputTypes")?;
         let types = parse_types(&types, "inputTypes")?;
         let out = out.map(|o| parse_types(&o, "outputTypes")).transpose()?;
@@ -81,57 +81,42 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_create<'l>(
             rows: Rows::default(),
             utf16: Default::default(),
         }))
-    })
+    }
 }
 
-/// `static native String[] outputTypes(long handle)`: the output columns'
-/// types as serializable strings.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_outputTypes<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobjectArray {
-    jni_boundary!(env, "CalcNative.outputTypes", std::ptr::null_mut(), {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
-        string_array(&mut env, h.program.output_types().iter().map(ToString::to_string))
-    })
+jni_entry! {
+    /// `static native String[] outputTypes(long handle)`: the output columns'
+    /// types as serializable strings.
+    fn Java_io_sluice_jni_CalcNative_outputTypes(env, h: &mut CalcHandle) -> jobjectArray
+    = ("CalcNative.outputTypes", std::ptr::null_mut()) {
+        type_array(&mut env, h.program.output_types().iter())
+    }
 }
 
-/// `static native String[] outputNames(long handle)`.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_outputNames<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobjectArray {
-    jni_boundary!(env, "CalcNative.outputNames", std::ptr::null_mut(), {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+jni_entry! {
+    /// `static native String[] outputNames(long handle)`.
+    fn Java_io_sluice_jni_CalcNative_outputNames(env, h: &mut CalcHandle) -> jobjectArray
+    = ("CalcNative.outputNames", std::ptr::null_mut()) {
         string_array(&mut env, h.program.output_names().iter().cloned())
-    })
+    }
 }
 
 row_batch_entry! {
     /// `static native RowBlock process(long handle, Object[] segments, int
     /// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
     /// numRows)`: entry transpose, projection, exit transpose.
-    fn Java_io_sluice_jni_CalcNative_process(env, handle; batch) -> jobject = ("CalcNative.process", std::ptr::null_mut()) {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+    fn Java_io_sluice_jni_CalcNative_process(env, h: &mut CalcHandle; batch) -> jobject = ("CalcNative.process", std::ptr::null_mut()) {
         let CalcHandle { program, scratch, rows, .. } = h;
         with_row_batch(&mut env, &batch, scratch, |segs, addrs| Ok(program.process_segments(segs, addrs, rows)?))?;
         row_block(&mut env, rows)
     }
 }
 
-/// `static native void free(long handle)`.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_free<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    jni_boundary!(env, "CalcNative.free", (), {
+jni_entry! {
+    /// `static native void free(long handle)`.
+    fn Java_io_sluice_jni_CalcNative_free(env, handle: jlong) = ("CalcNative.free", ()) {
         // SAFETY: Java frees each handle exactly once (NativeHandle's State).
         unsafe { free_handle::<CalcHandle>(handle) };
         Ok(())
-    })
+    }
 }

@@ -13,15 +13,14 @@
 //! [`CalcProgram::process_segments_utf16`]: sluice_engine::calc::CalcProgram::process_segments_utf16
 
 use arrow_buffer::NullBuffer;
-use jni::objects::{JBooleanArray, JCharArray, JClass, JIntArray, JObjectArray};
-use jni::sys::{jint, jlong, jlongArray, jobject};
+use jni::objects::{JBooleanArray, JCharArray, JIntArray, JObjectArray};
+use jni::sys::{jint, jlongArray, jobject};
 use jni::JNIEnv;
 use sluice_transpose::lazy_strings::Utf16Column;
 
 use super::CalcHandle;
 use crate::capi::error::{FfiError, FfiResult};
 use crate::jni::arrays;
-use crate::jni::handle::handle_mut;
 use crate::jni::pin::Pinned;
 use crate::jni::rows::{row_block, with_row_batch, JavaRowBatch};
 
@@ -41,38 +40,33 @@ fn non_null<'a, T: AsRef<jni::objects::JObject<'a>>>(o: &T, what: &str) -> FfiRe
     Ok(())
 }
 
-/// `static native RowBlock processUtf16(long handle, Object[] segments, int
-/// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
-/// numRows, int[] fields, Object[] units, Object[] offsets, Object[] nulls,
-/// int numColumns)`: as `process`, with input fields `fields[0..numColumns]`
-/// taken from `units[c]` (`char[]`), `offsets[c]` (`int[]`, `numRows + 1`)
-/// and `nulls[c]` (`boolean[]` or null) instead of from the rows.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_processUtf16<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    segments: JObjectArray<'l>,
-    num_segments: jint,
-    row_segment: JIntArray<'l>,
-    row_offset: JIntArray<'l>,
-    row_size: JIntArray<'l>,
-    num_rows: jint,
-    fields: JIntArray<'l>,
-    units: JObjectArray<'l>,
-    offsets: JObjectArray<'l>,
-    nulls: JObjectArray<'l>,
-    num_columns: jint,
-) -> jobject {
-    jni_boundary!(env, "CalcNative.processUtf16", std::ptr::null_mut(), {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+jni_entry! {
+    /// `static native RowBlock processUtf16(long handle, Object[] segments, int
+    /// numSegments, int[] rowSegment, int[] rowOffset, int[] rowSize, int
+    /// numRows, int[] fields, Object[] units, Object[] offsets, Object[] nulls,
+    /// int numColumns)`: as `process`, with input fields `fields[0..numColumns]`
+    /// taken from `units[c]` (`char[]`), `offsets[c]` (`int[]`, `numRows + 1`)
+    /// and `nulls[c]` (`boolean[]` or null) instead of from the rows.
+    fn Java_io_sluice_jni_CalcNative_processUtf16(
+        env,
+        h: &mut CalcHandle,
+        segments: JObjectArray<'l>,
+        num_segments: jint,
+        row_segment: JIntArray<'l>,
+        row_offset: JIntArray<'l>,
+        row_size: JIntArray<'l>,
+        num_rows: jint,
+        fields: JIntArray<'l>,
+        units: JObjectArray<'l>,
+        offsets: JObjectArray<'l>,
+        nulls: JObjectArray<'l>,
+        num_columns: jint,
+    ) -> jobject = ("CalcNative.processUtf16", std::ptr::null_mut()) {
         let batch = JavaRowBatch::new(&segments, num_segments, &row_segment, &row_offset, &row_size, num_rows);
         let cols = JavaUtf16Columns { fields: &fields, units: &units, offsets: &offsets, nulls: &nulls, num_columns };
         process(&mut env, h, &batch, &cols)?;
         row_block(&mut env, &h.rows)
-    })
+    }
 }
 
 fn process(
@@ -172,20 +166,13 @@ fn process(
     })
 }
 
-/// `static native long[] encodeCacheStats(long handle, int field)`: the
-/// UTF-16 encode cache counters of input field `field` as `{hits, misses,
-/// ineligible, bypassedRows, bypassed ? 1 : 0}`, or null before any UTF-16
-/// batch.
-#[no_mangle]
-pub extern "system" fn Java_io_sluice_jni_CalcNative_encodeCacheStats<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    field: jint,
-) -> jlongArray {
-    jni_boundary!(env, "CalcNative.encodeCacheStats", std::ptr::null_mut(), {
-        // SAFETY: a live CalcHandle from `create`; Java serialises calls.
-        let h = unsafe { handle_mut::<CalcHandle>(handle, "CalcNative") }?;
+jni_entry! {
+    /// `static native long[] encodeCacheStats(long handle, int field)`: the
+    /// UTF-16 encode cache counters of input field `field` as `{hits, misses,
+    /// ineligible, bypassedRows, bypassed ? 1 : 0}`, or null before any UTF-16
+    /// batch.
+    fn Java_io_sluice_jni_CalcNative_encodeCacheStats(env, h: &mut CalcHandle, field: jint) -> jlongArray
+    = ("CalcNative.encodeCacheStats", std::ptr::null_mut()) {
         let field = usize::try_from(field).map_err(|_| FfiError::invalid(format!("field is negative ({field})")))?;
         let Some(s) = h.program.utf16_cache_stats(field) else {
             return Ok(std::ptr::null_mut());
@@ -195,5 +182,5 @@ pub extern "system" fn Java_io_sluice_jni_CalcNative_encodeCacheStats<'l>(
         let arr = env.new_long_array(vals.len() as i32)?;
         env.set_long_array_region(&arr, 0, &vals)?;
         Ok(arr.into_raw())
-    })
+    }
 }
