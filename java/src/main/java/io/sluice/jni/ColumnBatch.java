@@ -60,6 +60,33 @@ public final class ColumnBatch {
     private long bytesCopied;
 
     /**
+     * The batch for a program's {@link CalcNative#columnKinds()}: every field it reads, with its
+     * kind, in field order.
+     *
+     * @param columnKinds per input field a kind code, -1 (not read) or -2 (must go by rows)
+     * @param capacity expected rows per batch
+     * @return the batch, or null when some field the program reads has a type it does not carry
+     */
+    public static ColumnBatch forColumnKinds(int[] columnKinds, int capacity) {
+        int m = 0;
+        for (int k : columnKinds) {
+            if (k == -2) {
+                return null;
+            }
+            m += k >= 0 ? 1 : 0;
+        }
+        int[] fields = new int[m];
+        int[] carried = new int[m];
+        for (int f = 0, j = 0; f < columnKinds.length; f++) {
+            if (columnKinds[f] >= 0) {
+                fields[j] = f;
+                carried[j++] = columnKinds[f];
+            }
+        }
+        return new ColumnBatch(fields, carried, capacity);
+    }
+
+    /**
      * @param fields the input fields to carry (as {@link CalcNative#columnKinds()} lists them)
      * @param kinds each field's kind code
      * @param capacity expected rows per batch
