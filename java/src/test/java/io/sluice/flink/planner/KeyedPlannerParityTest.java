@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
@@ -21,6 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.compat.FlinkLine;
 import io.sluice.flink.planner.ParityHarness.Query;
 
@@ -34,8 +34,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  */
 class KeyedPlannerParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final boolean FLINK_2 = FlinkLine.name().equals("flink-2");
 

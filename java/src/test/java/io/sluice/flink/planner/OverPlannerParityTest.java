@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -20,6 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -38,8 +38,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  */
 class OverPlannerParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     /** A select list over one named window {@code w}. */
     static String over(String table, String aggs, String window) {

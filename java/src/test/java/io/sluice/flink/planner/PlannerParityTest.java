@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -20,6 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.calc.CalcData;
 import io.sluice.flink.planner.ParityHarness.Query;
 
@@ -34,8 +34,7 @@ class PlannerParityTest {
     static final long ROWS = 1_500;
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     /** Registers {@code t}: {@link #ROWS} rows of {@link CalcData}. */
     static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) ->

@@ -6,12 +6,12 @@ import static io.sluice.flink.planner.ParityHarness.Compare.ORDERED;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -23,8 +23,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  */
 class RankPlannerParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     /** Top-N of kt per k by v DESC (NULLs, ties and BIGINT extremes in v). */
     static final String TOP_N = "SELECT %s FROM (SELECT id, k, v, s, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "

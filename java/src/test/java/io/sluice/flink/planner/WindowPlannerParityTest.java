@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -27,6 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -41,8 +41,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  */
 class WindowPlannerParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final int ROWS = 3_000;
     static final int KEYS = 20;
