@@ -40,10 +40,7 @@ class JoinPlannerParityTest {
     /** kt, kp, kr, ku and jr. */
     static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) -> {
         KeyedSqlData.TABLES.accept(env, tEnv);
-        List<Row> rows = new ArrayList<>();
-        for (int n = 0; n < 600; n++) {
-            rows.add(KeyedSqlData.row(100_000 + n));
-        }
+        List<Row> rows = SqlRows.rows(600, n -> KeyedSqlData.row(100_000 + n));
         DataStream<Row> src = env.fromData(rows, KeyedSqlData.info(KeyedSqlData.KT)).setParallelism(1);
         tEnv.createTemporaryView("jr", tEnv.fromDataStream(src));
     };
@@ -113,11 +110,7 @@ class JoinPlannerParityTest {
             {String.format(INSERT_ONLY, "RIGHT"), "left_keys=1 right_keys=1 line="},
         };
         for (String[] c : cases) {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-            tEnv.getConfig().getConfiguration().setString(ON, "true");
-            TABLES.accept(env, tEnv);
-            Sluice.install(tEnv);
+            StreamTableEnvironment tEnv = ParityHarness.installed(TABLES, ON, "true");
             String text = Sluice.explain(tEnv, c[0]).text();
             assertTrue(text.contains(c[1]), () -> "expected `" + c[1] + "` in\n" + text);
         }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -144,14 +143,10 @@ class OverPlannerParityTest {
      */
     @Test
     void proctimeRangeIntervalStaysStock() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        OverSqlData.TABLES.accept(env, tEnv);
-        Sluice.install(tEnv);
+        StreamTableEnvironment tEnv = ParityHarness.installed(OverSqlData.TABLES);
         SluiceExplain explain = Sluice.explain(tEnv, over("op", "COUNT(*) OVER w", "PARTITION BY k ORDER BY pt "
                 + "RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW"));
-        NodeReport r = explain.nodes().stream().filter(n -> n.node().equals("OverAggregate")).findFirst()
-                .orElseThrow(() -> new AssertionError(explain.text()));
+        NodeReport r = ParityHarness.report(explain, "OverAggregate");
         assertFalse(r.isNative(), explain.text());
         assertTrue(r.reason().contains("ProcTimeRangeBoundedPrecedingFunction"), r.reason());
     }

@@ -116,10 +116,7 @@ class PlannerParityTest {
 
     @Test
     void tableExplainShowsTheSluiceNode() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        TABLES.accept(env, tEnv);
-        Sluice.install(tEnv);
+        StreamTableEnvironment tEnv = ParityHarness.installed(TABLES);
         String plan = tEnv.sqlQuery("SELECT id, MD5(a), UPPER(b) FROM t").explain();
         assertTrue(plan.contains("SluiceCalc(select=[$0 AS id, $2 AS b, MD5($1) AS $sluice0])"), plan);
         SluiceExplain e = Sluice.explain(tEnv, "SELECT id, MD5(a), UPPER(b) FROM t");

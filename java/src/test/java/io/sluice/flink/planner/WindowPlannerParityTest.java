@@ -47,34 +47,22 @@ class WindowPlannerParityTest {
     static final int KEYS = 20;
     private static final String[] PREFIXES = {"k", "ключ", "鍵", "😀𝄞", "", "é"};
 
-    static final DataType WT = DataTypes.ROW(
-            DataTypes.FIELD("id", DataTypes.INT().notNull()),
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("d", DataTypes.DOUBLE()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("i", DataTypes.INT()),
-            DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3).notNull()));
+    static final DataType WT = SqlRows.withTime(DataTypes.TIMESTAMP(3).notNull());
 
     /** Row n: event time n × 100 ms minus up to 3 s, NULLs in k, v, d, s, i. */
     static Row row(int n) {
         Random r = new Random(n * 0x9E3779B97F4A7C15L + 17);
-        int kn = r.nextInt(KEYS + 1);
-        String k = kn == KEYS ? null : PREFIXES[kn % PREFIXES.length] + kn;
-        Long v = r.nextInt(8) == 0 ? null : (long) (r.nextInt(2_000_001) - 1_000_000);
-        Double d = r.nextInt(8) == 0 ? null : (r.nextInt(2001) - 1000) / 8.0;
-        String s = r.nextInt(8) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(1000);
-        Integer i = r.nextInt(8) == 0 ? null : r.nextInt(1000);
+        String k = SqlRows.key(r, KEYS, PREFIXES);
+        Long v = SqlRows.nullOneIn(r, 8, () -> SqlRows.around0(r));
+        Double d = SqlRows.nullOneIn(r, 8, () -> SqlRows.eighths(r));
+        String s = SqlRows.nullOneIn(r, 8, () -> SqlRows.string(r, PREFIXES));
+        Integer i = SqlRows.nullOneIn(r, 8, () -> r.nextInt(1000));
         LocalDateTime ts = LocalDateTime.of(2024, 2, 29, 12, 0).plusNanos((n * 100L - r.nextInt(3001)) * 1_000_000L);
         return Row.of(n, k, v, d, s, i, ts);
     }
 
     static List<Row> rows() {
-        List<Row> out = new ArrayList<>(ROWS);
-        for (int n = 0; n < ROWS; n++) {
-            out.add(row(n));
-        }
-        return out;
+        return SqlRows.rows(ROWS, WindowPlannerParityTest::row);
     }
 
     /**
@@ -191,14 +179,10 @@ class WindowPlannerParityTest {
     /** A processing-time window's result depends on the wall clock, so only its plan is compared. */
     @Test
     void processingTimeWindowStaysStock() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        TABLES.accept(env, tEnv);
-        Sluice.install(tEnv);
+        StreamTableEnvironment tEnv = ParityHarness.installed(TABLES);
         SluiceExplain e = Sluice.explain(tEnv, "SELECT k, window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE "
                 + "wp, DESCRIPTOR(pt), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end");
-        NodeReport w = e.nodes().stream().filter(n -> n.node().equals("WindowAggregate")).findFirst()
-                .orElseThrow(() -> new AssertionError(e.text()));
+        NodeReport w = ParityHarness.report(e, "WindowAggregate");
         assertFalse(w.isNative(), e.text());
         assertTrue(w.reason().contains("processing-time"), w.reason());
     }
