@@ -15,6 +15,16 @@ public final class TestSupport {
                 .setNumberSlotsPerTaskManager(4).build());
     }
 
+    /** @return the context environment at parallelism 1, with object reuse on when {@code objectReuse} */
+    public static StreamExecutionEnvironment singleEnv(boolean objectReuse) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        if (objectReuse) {
+            env.getConfig().enableObjectReuse();
+        }
+        return env;
+    }
+
     /**
      * @param options configuration pairs (key, value, ...) an installed run sets before the install
      * @return a table environment on {@code env}, with {@code Sluice.install} when {@code installed}
