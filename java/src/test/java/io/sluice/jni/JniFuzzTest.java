@@ -1,5 +1,9 @@
 package io.sluice.jni;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -92,20 +96,24 @@ class JniFuzzTest {
         }
     }
 
-    /** The CI-sized run: a minute when fuzzing, the seeds otherwise. */
-    @FuzzTest(maxDuration = "60s")
+    /** The fuzz runs' dictionary (Jazzer reads it through this meta-annotation): expression and spec tokens. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
     @DictionaryEntries({"md5(", "sha2(", "CONCAT(", "CONCAT_WS(", "POSITION(", " IN ", "LOCATE(", " LIKE ",
         " ESCAPE ", "REPLACE(", "SPLIT_INDEX(", " AS ", "$0", "'", ",", ")", "keys=", "aggs=", "count(*)",
         "sum(", "keep=last", "order=rowtime(", "max_parallelism=", "budget=", "group_agg ", "dedup ", "normalize "})
+    @interface SpecTokens {}
+
+    /** The CI-sized run: a minute when fuzzing, the seeds otherwise. */
+    @FuzzTest(maxDuration = "60s")
+    @SpecTokens
     void jniEdge(FuzzedDataProvider data) throws Throwable {
         oneCall(data);
     }
 
     /** The long run (30 minutes); see java/README.md. */
     @FuzzTest(maxDuration = "30m")
-    @DictionaryEntries({"md5(", "sha2(", "CONCAT(", "CONCAT_WS(", "POSITION(", " IN ", "LOCATE(", " LIKE ",
-        " ESCAPE ", "REPLACE(", "SPLIT_INDEX(", " AS ", "$0", "'", ",", ")", "keys=", "aggs=", "count(*)",
-        "sum(", "keep=last", "order=rowtime(", "max_parallelism=", "budget=", "group_agg ", "dedup ", "normalize "})
+    @SpecTokens
     void jniEdgeLong(FuzzedDataProvider data) throws Throwable {
         oneCall(data);
     }
