@@ -42,7 +42,7 @@ import io.sluice.jni.SluiceException;
  * state backend (keep-last dedup, {@code sluice.dedup.state-backend}), the
  * spec gets the option that reproduces it ({@link StockSemantics}).
  *
- * <p>Metrics: the counters of {@link NativeBatchOperator} ({@code rowsOut}:
+ * <p>Metrics: the counters of {@link io.sluice.flink.runtime.NativeOperator} ({@code rowsOut}:
  * changelog rows emitted) and the gauge {@code stateBytes} (retained native
  * state after the last batch).
  */
