@@ -186,14 +186,27 @@ class JniFuzzTest {
         }
     }
 
-    private static void calcCreate(FuzzedDataProvider d) throws Throwable {
+    /**
+     * Up to 4 fuzzed input fields: per field a name (a known one, or up to {@code maxName} fuzzed
+     * chars) and a type (a known word, or up to 16 fuzzed chars).
+     *
+     * @return {names, types}
+     */
+    private static String[][] fields(FuzzedDataProvider d, int maxName) {
         int n = d.consumeInt(0, 4);
         String[] names = new String[n];
         String[] types = new String[n];
         for (int i = 0; i < n; i++) {
-            names[i] = d.consumeBoolean() ? NAMES[i % NAMES.length] : d.consumeString(8);
+            names[i] = d.consumeBoolean() ? NAMES[i % NAMES.length] : d.consumeString(maxName);
             types[i] = d.consumeBoolean() ? d.pickValue(TYPE_WORDS) : d.consumeString(16);
         }
+        return new String[][] {names, types};
+    }
+
+    private static void calcCreate(FuzzedDataProvider d) throws Throwable {
+        String[][] fields = fields(d, 8);
+        String[] names = fields[0];
+        String[] types = fields[1];
         String[] exprs = new String[d.consumeInt(0, 3)];
         for (int i = 0; i < exprs.length; i++) {
             exprs[i] = d.consumeString(48);
@@ -264,13 +277,9 @@ class JniFuzzTest {
 
     private static void keyedCreate(FuzzedDataProvider d) throws Throwable {
         String spec = d.consumeBoolean() ? d.pickValue(SPECS) + " " + d.consumeString(24) : d.consumeString(64);
-        int n = d.consumeInt(0, 4);
-        String[] names = new String[n];
-        String[] types = new String[n];
-        for (int i = 0; i < n; i++) {
-            names[i] = d.consumeBoolean() ? NAMES[i % NAMES.length] : d.consumeString(6);
-            types[i] = d.consumeBoolean() ? d.pickValue(TYPE_WORDS) : d.consumeString(16);
-        }
+        String[][] fields = fields(d, 6);
+        String[] names = fields[0];
+        String[] types = fields[1];
         long h = (long) KEYED_CREATE.invokeExact(spec, names, types);
         freeKeyed(h);
     }
