@@ -45,11 +45,7 @@ class OverSqlRecoveryTest {
     static final String ROWTIME = "SELECT k, v, rt, COUNT(*) OVER w, SUM(v) OVER w, MIN(s) OVER w FROM src "
             + "WINDOW w AS (PARTITION BY k ORDER BY rt RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW)";
 
-    static final DataType TYPE = DataTypes.ROW(
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("ts", DataTypes.BIGINT().notNull()));
+    static final DataType TYPE = KeyedTestData.withTime(DataTypes.BIGINT().notNull());
 
     @RegisterExtension
     static final MiniClusterExtension MINI = TestSupport.fourSlotCluster();

@@ -42,11 +42,7 @@ class WindowSqlRecoveryTest {
     static final long ROWS = 30_000;
     static final String SQL = "SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(s), MAX(s) FROM TABLE(HOP("
             + "TABLE src, DESCRIPTOR(rt), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end";
-    static final DataType TYPE = DataTypes.ROW(
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3).notNull()));
+    static final DataType TYPE = KeyedTestData.withTime(DataTypes.TIMESTAMP(3).notNull());
 
     @RegisterExtension
     static final MiniClusterExtension MINI = TestSupport.fourSlotCluster();
