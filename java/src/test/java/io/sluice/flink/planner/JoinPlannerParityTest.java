@@ -14,8 +14,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.TestSupport;
@@ -31,7 +29,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * must stay stock with their reasons. Results are compared materialized: the two inputs'
  * relative order is not defined, so neither is the changelog's.
  */
-class JoinPlannerParityTest {
+class JoinPlannerParityTest extends ParityTest {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
@@ -116,9 +114,8 @@ class JoinPlannerParityTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return TABLES;
     }
 }

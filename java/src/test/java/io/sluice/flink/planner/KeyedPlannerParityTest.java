@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -15,8 +16,6 @@ import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
@@ -32,7 +31,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * retractions), parallelism 1 and 4, and the queries that must stay stock with their reasons
  * (DISTINCT over INT, INT sums, insert-only DOUBLE MIN/MAX, mini-batch, state TTL, a STATE_TTL hint, the operator switches).
  */
-class KeyedPlannerParityTest {
+class KeyedPlannerParityTest extends ParityTest {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
@@ -155,10 +154,9 @@ class KeyedPlannerParityTest {
                 m.stockReason(), m.options());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, KeyedSqlData.TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return KeyedSqlData.TABLES;
     }
 
     /** Native state over {@code sluice.state.budget-bytes} fails the job, and the failure names the setting. */

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
@@ -35,7 +35,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * each row's result; the order across keys of rows whose timers fire on one watermark is the
  * timer queue's, which Flink does not define).
  */
-class OverPlannerParityTest {
+class OverPlannerParityTest extends ParityTest {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
@@ -108,10 +108,9 @@ class OverPlannerParityTest {
         return q;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, OverSqlData.TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return OverSqlData.TABLES;
     }
 
     /**

@@ -14,8 +14,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
@@ -30,7 +28,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * (keyed queries: expected native nodes such as {@code "GroupAggregate"}; compare
  * {@code MATERIALIZED} where subtasks interleave).
  */
-class PlannerParityTest {
+class PlannerParityTest extends ParityTest {
     static final long ROWS = 1_500;
 
     @RegisterExtension
@@ -108,10 +106,9 @@ class PlannerParityTest {
         return q;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return TABLES;
     }
 
     @Test

@@ -5,11 +5,12 @@ import static io.sluice.flink.planner.ParityHarness.Compare.ORDERED;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
@@ -21,7 +22,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * a Top-N over a GROUP BY result (RetractableTopNFunction, retracting input), parallelism 1 and
  * 4, and the queries that must stay stock with their reasons.
  */
-class RankPlannerParityTest {
+class RankPlannerParityTest extends ParityTest {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
@@ -55,9 +56,8 @@ class RankPlannerParityTest {
         return q;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, KeyedSqlData.TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return KeyedSqlData.TABLES;
     }
 }

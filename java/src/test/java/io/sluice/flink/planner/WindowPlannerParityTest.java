@@ -20,8 +20,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
@@ -39,7 +37,7 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * and the shapes that must stay stock with their reasons. Output is insert-only and Flink's order
  * among the keys of one window end is its timer queue's, so results compare as a multiset.
  */
-class WindowPlannerParityTest {
+class WindowPlannerParityTest extends ParityTest {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
@@ -187,9 +185,8 @@ class WindowPlannerParityTest {
         assertTrue(w.reason().contains("processing-time"), w.reason());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return TABLES;
     }
 }
