@@ -60,6 +60,33 @@ public final class ColumnBatch {
     private long bytesCopied;
 
     /**
+     * The batch for a program's {@link CalcNative#columnKinds()}: every field it reads, with its
+     * kind, in field order.
+     *
+     * @param columnKinds per input field a kind code, -1 (not read) or -2 (must go by rows)
+     * @param capacity expected rows per batch
+     * @return the batch, or null when some field the program reads has a type it does not carry
+     */
+    public static ColumnBatch forColumnKinds(int[] columnKinds, int capacity) {
+        int m = 0;
+        for (int k : columnKinds) {
+            if (k == -2) {
+                return null;
+            }
+            m += k >= 0 ? 1 : 0;
+        }
+        int[] fields = new int[m];
+        int[] carried = new int[m];
+        for (int f = 0, j = 0; f < columnKinds.length; f++) {
+            if (columnKinds[f] >= 0) {
+                fields[j] = f;
+                carried[j++] = columnKinds[f];
+            }
+        }
+        return new ColumnBatch(fields, carried, capacity);
+    }
+
+    /**
      * @param fields the input fields to carry (as {@link CalcNative#columnKinds()} lists them)
      * @param kinds each field's kind code
      * @param capacity expected rows per batch
@@ -79,35 +106,39 @@ public final class ColumnBatch {
         rowKinds = new byte[this.capacity];
         for (int j = 0; j < m; j++) {
             nulls[j] = new byte[this.capacity];
-            switch (kinds[j]) {
-                case UTF8:
-                case BINARY:
-                    values[j] = new byte[Math.max(64, this.capacity * 16)];
-                    offsets[j] = new int[this.capacity + 1];
-                    break;
-                case BOOLEAN:
-                case TINYINT:
-                    values[j] = new byte[this.capacity];
-                    break;
-                case SMALLINT:
-                    values[j] = new short[this.capacity];
-                    break;
-                case INT:
-                case DATE:
-                    values[j] = new int[this.capacity];
-                    break;
-                case BIGINT:
-                    values[j] = new long[this.capacity];
-                    break;
-                case FLOAT:
-                    values[j] = new float[this.capacity];
-                    break;
-                case DOUBLE:
-                    values[j] = new double[this.capacity];
-                    break;
-                default:
-                    throw new IllegalArgumentException("field " + fields[j] + ": unknown column kind " + kinds[j]);
+            if (kinds[j] == UTF8 || kinds[j] == BINARY) {
+                values[j] = new byte[Math.max(64, this.capacity * 16)];
+                offsets[j] = new int[this.capacity + 1];
+            } else {
+                values[j] = fixedWidthColumn(kinds[j], this.capacity, fields[j]);
             }
+        }
+    }
+
+    /**
+     * @param kind a fixed-width kind code
+     * @param rows rows the column holds
+     * @param field the input field (for the error)
+     * @return a zeroed column of {@code rows} values of the kind's primitive type
+     */
+    private static Object fixedWidthColumn(int kind, int rows, int field) {
+        switch (kind) {
+            case BOOLEAN:
+            case TINYINT:
+                return new byte[rows];
+            case SMALLINT:
+                return new short[rows];
+            case INT:
+            case DATE:
+                return new int[rows];
+            case BIGINT:
+                return new long[rows];
+            case FLOAT:
+                return new float[rows];
+            case DOUBLE:
+                return new double[rows];
+            default:
+                throw new IllegalArgumentException("field " + field + ": unknown column kind " + kind);
         }
     }
 
@@ -227,31 +258,12 @@ public final class ColumnBatch {
         rowKinds = Arrays.copyOf(rowKinds, c);
         for (int j = 0; j < fields.length; j++) {
             nulls[j] = Arrays.copyOf((byte[]) nulls[j], c);
-            switch (kinds[j]) {
-                case UTF8:
-                case BINARY:
-                    offsets[j] = Arrays.copyOf((int[]) offsets[j], c + 1);
-                    break;
-                case BOOLEAN:
-                case TINYINT:
-                    values[j] = Arrays.copyOf((byte[]) values[j], c);
-                    break;
-                case SMALLINT:
-                    values[j] = Arrays.copyOf((short[]) values[j], c);
-                    break;
-                case INT:
-                case DATE:
-                    values[j] = Arrays.copyOf((int[]) values[j], c);
-                    break;
-                case BIGINT:
-                    values[j] = Arrays.copyOf((long[]) values[j], c);
-                    break;
-                case FLOAT:
-                    values[j] = Arrays.copyOf((float[]) values[j], c);
-                    break;
-                default:
-                    values[j] = Arrays.copyOf((double[]) values[j], c);
-                    break;
+            if (kinds[j] == UTF8 || kinds[j] == BINARY) {
+                offsets[j] = Arrays.copyOf((int[]) offsets[j], c + 1);
+            } else {
+                Object grown = fixedWidthColumn(kinds[j], c, fields[j]);
+                System.arraycopy(values[j], 0, grown, 0, capacity);
+                values[j] = grown;
             }
         }
         capacity = c;

@@ -16,9 +16,12 @@ import org.apache.flink.table.types.logical.RowType;
  *
  * <p>Not thread-safe: one instance per operator subtask.
  */
-public final class JoinNative extends NativeHandle {
+public final class JoinNative extends KeyedStateHandle {
+    private static final StateCalls STATE =
+            new StateCalls(JoinNative::snapshotKeyGroups, JoinNative::restore, JoinNative::retainedBytes);
+
     private JoinNative(long address) {
-        super(address, JoinNative::free);
+        super(address, JoinNative::free, STATE);
     }
 
     /**
@@ -62,31 +65,6 @@ public final class JoinNative extends NativeHandle {
     public int[] keyGroups(boolean left, RowBatch batch) {
         return keyGroups(address(), left, batch.segments(), batch.numSegments(), batch.rowSegment(),
                 batch.rowOffset(), batch.rowSize(), batch.numRows());
-    }
-
-    /**
-     * @param first first key group
-     * @param last last key group (inclusive)
-     * @return one blob per key group of the range ({@code byte[0]}: no state)
-     */
-    public byte[][] snapshotKeyGroups(int first, int last) {
-        return snapshotKeyGroups(address(), first, last);
-    }
-
-    /**
-     * Adds the state of the blobs whose key group lies in the range.
-     *
-     * @param first first key group of this subtask
-     * @param last last key group (inclusive)
-     * @param blobs blobs from {@link #snapshotKeyGroups} of any subtask
-     */
-    public void restore(int first, int last, byte[][] blobs) {
-        restore(address(), first, last, blobs);
-    }
-
-    /** @return retained native state bytes of both inputs */
-    public long retainedBytes() {
-        return retainedBytes(address());
     }
 
     private static native long create(String spec, String[] leftNames, String[] leftTypes, String[] rightNames,

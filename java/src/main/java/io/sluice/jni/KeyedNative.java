@@ -17,11 +17,14 @@ import org.apache.flink.table.types.logical.RowType;
  *
  * <p>Not thread-safe: one instance per operator subtask.
  */
-public final class KeyedNative extends NativeHandle {
+public final class KeyedNative extends KeyedStateHandle {
+    private static final StateCalls STATE =
+            new StateCalls(KeyedNative::snapshotKeyGroups, KeyedNative::restore, KeyedNative::retainedBytes);
+
     private final RowType inputType;
 
     private KeyedNative(long address, RowType inputType) {
-        super(address, KeyedNative::free);
+        super(address, KeyedNative::free, STATE);
         this.inputType = inputType;
     }
 
@@ -85,31 +88,6 @@ public final class KeyedNative extends NativeHandle {
     public int[] keyGroups(RowBatch batch) {
         return keyGroups(address(), batch.segments(), batch.numSegments(), batch.rowSegment(), batch.rowOffset(),
                 batch.rowSize(), batch.numRows());
-    }
-
-    /**
-     * @param first first key group
-     * @param last last key group (inclusive)
-     * @return one blob per key group of the range ({@code byte[0]}: no state)
-     */
-    public byte[][] snapshotKeyGroups(int first, int last) {
-        return snapshotKeyGroups(address(), first, last);
-    }
-
-    /**
-     * Adds the state of the blobs whose key group lies in the range.
-     *
-     * @param first first key group of this subtask
-     * @param last last key group (inclusive)
-     * @param blobs blobs from {@link #snapshotKeyGroups} of any subtask
-     */
-    public void restore(int first, int last, byte[][] blobs) {
-        restore(address(), first, last, blobs);
-    }
-
-    /** @return retained native state bytes */
-    public long retainedBytes() {
-        return retainedBytes(address());
     }
 
     private static native long create(String spec, String[] names, String[] types);

@@ -100,20 +100,10 @@ class ColumnBatchTest {
 
     static ColumnBatch batchFor(CalcNative calc, int capacity) {
         int[] kinds = calc.columnKinds();
-        int[] fields = new int[kinds.length];
-        int m = 0;
         for (int f = 0; f < kinds.length; f++) {
             assertTrue(kinds[f] != -2, "field " + f + " unsupported");
-            if (kinds[f] >= 0) {
-                fields[m++] = f;
-            }
         }
-        int[] f2 = Arrays.copyOf(fields, m);
-        int[] k2 = new int[m];
-        for (int j = 0; j < m; j++) {
-            k2[j] = kinds[f2[j]];
-        }
-        return new ColumnBatch(f2, k2, capacity);
+        return ColumnBatch.forColumnKinds(kinds, capacity);
     }
 
     @Test

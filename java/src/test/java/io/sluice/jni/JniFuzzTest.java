@@ -1,5 +1,9 @@
 package io.sluice.jni;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -92,20 +96,24 @@ class JniFuzzTest {
         }
     }
 
-    /** The CI-sized run: a minute when fuzzing, the seeds otherwise. */
-    @FuzzTest(maxDuration = "60s")
+    /** The fuzz runs' dictionary (Jazzer reads it through this meta-annotation): expression and spec tokens. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
     @DictionaryEntries({"md5(", "sha2(", "CONCAT(", "CONCAT_WS(", "POSITION(", " IN ", "LOCATE(", " LIKE ",
         " ESCAPE ", "REPLACE(", "SPLIT_INDEX(", " AS ", "$0", "'", ",", ")", "keys=", "aggs=", "count(*)",
         "sum(", "keep=last", "order=rowtime(", "max_parallelism=", "budget=", "group_agg ", "dedup ", "normalize "})
+    @interface SpecTokens {}
+
+    /** The CI-sized run: a minute when fuzzing, the seeds otherwise. */
+    @FuzzTest(maxDuration = "60s")
+    @SpecTokens
     void jniEdge(FuzzedDataProvider data) throws Throwable {
         oneCall(data);
     }
 
     /** The long run (30 minutes); see java/README.md. */
     @FuzzTest(maxDuration = "30m")
-    @DictionaryEntries({"md5(", "sha2(", "CONCAT(", "CONCAT_WS(", "POSITION(", " IN ", "LOCATE(", " LIKE ",
-        " ESCAPE ", "REPLACE(", "SPLIT_INDEX(", " AS ", "$0", "'", ",", ")", "keys=", "aggs=", "count(*)",
-        "sum(", "keep=last", "order=rowtime(", "max_parallelism=", "budget=", "group_agg ", "dedup ", "normalize "})
+    @SpecTokens
     void jniEdgeLong(FuzzedDataProvider data) throws Throwable {
         oneCall(data);
     }
@@ -178,14 +186,27 @@ class JniFuzzTest {
         }
     }
 
-    private static void calcCreate(FuzzedDataProvider d) throws Throwable {
+    /**
+     * Up to 4 fuzzed input fields: per field a name (a known one, or up to {@code maxName} fuzzed
+     * chars) and a type (a known word, or up to 16 fuzzed chars).
+     *
+     * @return {names, types}
+     */
+    private static String[][] fields(FuzzedDataProvider d, int maxName) {
         int n = d.consumeInt(0, 4);
         String[] names = new String[n];
         String[] types = new String[n];
         for (int i = 0; i < n; i++) {
-            names[i] = d.consumeBoolean() ? NAMES[i % NAMES.length] : d.consumeString(8);
+            names[i] = d.consumeBoolean() ? NAMES[i % NAMES.length] : d.consumeString(maxName);
             types[i] = d.consumeBoolean() ? d.pickValue(TYPE_WORDS) : d.consumeString(16);
         }
+        return new String[][] {names, types};
+    }
+
+    private static void calcCreate(FuzzedDataProvider d) throws Throwable {
+        String[][] fields = fields(d, 8);
+        String[] names = fields[0];
+        String[] types = fields[1];
         String[] exprs = new String[d.consumeInt(0, 3)];
         for (int i = 0; i < exprs.length; i++) {
             exprs[i] = d.consumeString(48);
@@ -256,13 +277,9 @@ class JniFuzzTest {
 
     private static void keyedCreate(FuzzedDataProvider d) throws Throwable {
         String spec = d.consumeBoolean() ? d.pickValue(SPECS) + " " + d.consumeString(24) : d.consumeString(64);
-        int n = d.consumeInt(0, 4);
-        String[] names = new String[n];
-        String[] types = new String[n];
-        for (int i = 0; i < n; i++) {
-            names[i] = d.consumeBoolean() ? NAMES[i % NAMES.length] : d.consumeString(6);
-            types[i] = d.consumeBoolean() ? d.pickValue(TYPE_WORDS) : d.consumeString(16);
-        }
+        String[][] fields = fields(d, 6);
+        String[] names = fields[0];
+        String[] types = fields[1];
         long h = (long) KEYED_CREATE.invokeExact(spec, names, types);
         freeKeyed(h);
     }

@@ -199,7 +199,7 @@ public class SluiceCalcOperator extends NativeBatchOperator {
         String[] names = inputType.getFieldNames().toArray(new String[0]);
         String[] types = inputType.getChildren().stream().map(t -> t.asSerializableString()).toArray(String[]::new);
         program = new CalcNative(names, types, expressions, outputTypes);
-        columns = columnHandover ? columnBatch(program.columnKinds(), batchSize) : null;
+        columns = columnHandover ? ColumnBatch.forColumnKinds(program.columnKinds(), batchSize) : null;
         utf16 = utf16Strings ? Utf16RowWriter.create(inputType, batchSize) : null;
         timestamps = new long[batchSize];
         hasTimestamp = new boolean[batchSize];
@@ -266,29 +266,6 @@ public class SluiceCalcOperator extends NativeBatchOperator {
         if (i + 1 >= batchSize) {
             flush();
         }
-    }
-
-    /**
-     * The column handover's batch, or null when some field the program reads
-     * has a type it does not carry.
-     */
-    private static ColumnBatch columnBatch(int[] kinds, int batchSize) {
-        int m = 0;
-        for (int k : kinds) {
-            if (k == -2) {
-                return null;
-            }
-            m += k >= 0 ? 1 : 0;
-        }
-        int[] fields = new int[m];
-        int[] carried = new int[m];
-        for (int f = 0, j = 0; f < kinds.length; f++) {
-            if (kinds[f] >= 0) {
-                fields[j] = f;
-                carried[j++] = kinds[f];
-            }
-        }
-        return new ColumnBatch(fields, carried, batchSize);
     }
 
     private int columnRows() {

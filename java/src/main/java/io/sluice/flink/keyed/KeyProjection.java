@@ -4,17 +4,18 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.writer.BinaryRowWriter;
 import org.apache.flink.table.data.writer.BinaryWriter;
 import org.apache.flink.table.runtime.typeutils.InternalSerializers;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 /**
  * The key of a row as Flink SQL keys it: a {@code BinaryRowData} of the key
@@ -35,6 +36,8 @@ public final class KeyProjection implements KeySelector<RowData, RowData>, Resul
     private transient BinaryRowWriter writer;
     private transient RowData.FieldGetter[] getters;
     private transient TypeSerializer<?>[] serializers;
+    /** Per key column: {@link #nullPrecision(LogicalType)}. */
+    private transient int[] nullPrecision;
 
     /**
      * @param inputType the rows' type
@@ -71,15 +74,17 @@ public final class KeyProjection implements KeySelector<RowData, RowData>, Resul
             writer = new BinaryRowWriter(key);
             getters = new RowData.FieldGetter[columns.length];
             serializers = new TypeSerializer<?>[columns.length];
+            nullPrecision = new int[columns.length];
             for (int i = 0; i < columns.length; i++) {
                 getters[i] = RowData.createFieldGetter(types[i], columns[i]);
                 serializers[i] = InternalSerializers.create(types[i]);
+                nullPrecision[i] = nullPrecision(types[i]);
             }
         }
         writer.reset();
         for (int i = 0; i < columns.length; i++) {
             if (row.isNullAt(columns[i])) {
-                writeNull(i, types[i]);
+                writeNull(i);
             } else {
                 BinaryWriter.write(writer, i, getters[i].getFieldOrNull(row), types[i], serializers[i]);
             }
@@ -88,36 +93,35 @@ public final class KeyProjection implements KeySelector<RowData, RowData>, Resul
         return key;
     }
 
-    private void writeNull(int i, LogicalType t) {
+    private void writeNull(int i) {
+        int p = nullPrecision[i];
+        if (p < 0) {
+            writer.setNullAt(i);
+        } else if (types[i].getTypeRoot() == LogicalTypeRoot.DECIMAL) {
+            writer.writeDecimal(i, null, p);
+        } else {
+            writer.writeTimestamp(i, null, p);
+        }
+    }
+
+    /**
+     * @return the precision of a non-compact DECIMAL or TIMESTAMP (its NULL reserves the variable
+     *     part, as {@code CodeGenUtils.binaryWriterWriteNull} writes it), else -1 (a plain NULL bit)
+     */
+    private static int nullPrecision(LogicalType t) {
         switch (t.getTypeRoot()) {
             case DECIMAL: {
-                int p = ((DecimalType) t).getPrecision();
-                if (p > 18) {
-                    writer.writeDecimal(i, null, p);
-                    return;
-                }
-                break;
+                int p = LogicalTypeChecks.getPrecision(t);
+                return DecimalData.isCompact(p) ? -1 : p;
             }
-            case TIMESTAMP_WITHOUT_TIME_ZONE: {
-                int p = ((TimestampType) t).getPrecision();
-                if (p > 3) {
-                    writer.writeTimestamp(i, null, p);
-                    return;
-                }
-                break;
-            }
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
-                int p = ((LocalZonedTimestampType) t).getPrecision();
-                if (p > 3) {
-                    writer.writeTimestamp(i, null, p);
-                    return;
-                }
-                break;
+                int p = LogicalTypeChecks.getPrecision(t);
+                return TimestampData.isCompact(p) ? -1 : p;
             }
             default:
-                break;
+                return -1;
         }
-        writer.setNullAt(i);
     }
 
     @Override

@@ -11,45 +11,49 @@ import org.apache.flink.types.Row;
 public final class RowConversions {
     private RowConversions() {}
 
-    /** {@code Row} → internal {@code RowData}. */
-    public static final class ToInternal implements MapFunction<Row, RowData> {
+    /**
+     * A map through Flink's converter for one data type, one way: opened on first use (after
+     * deserialization, in the task's class loader context).
+     */
+    abstract static class Converting<I, O> implements MapFunction<I, O> {
         private static final long serialVersionUID = 1L;
         private final DataType type;
+        private final boolean toInternal;
         private transient DataStructureConverter<Object, Object> converter;
 
-        /** @param type the rows' physical data type */
-        public ToInternal(DataType type) {
+        Converting(DataType type, boolean toInternal) {
             this.type = type;
+            this.toInternal = toInternal;
         }
 
         @Override
-        public RowData map(Row row) {
+        @SuppressWarnings("unchecked")
+        public final O map(I value) {
             if (converter == null) {
                 converter = DataStructureConverters.getConverter(type);
                 converter.open(RowConversions.class.getClassLoader());
             }
-            return (RowData) converter.toInternal(row);
+            return (O) (toInternal ? converter.toInternal(value) : converter.toExternal(value));
+        }
+    }
+
+    /** {@code Row} → internal {@code RowData}. */
+    public static final class ToInternal extends Converting<Row, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        /** @param type the rows' physical data type */
+        public ToInternal(DataType type) {
+            super(type, true);
         }
     }
 
     /** Internal {@code RowData} → {@code Row}. */
-    public static final class ToExternal implements MapFunction<RowData, Row> {
+    public static final class ToExternal extends Converting<RowData, Row> {
         private static final long serialVersionUID = 1L;
-        private final DataType type;
-        private transient DataStructureConverter<Object, Object> converter;
 
         /** @param type the rows' data type */
         public ToExternal(DataType type) {
-            this.type = type;
-        }
-
-        @Override
-        public Row map(RowData row) {
-            if (converter == null) {
-                converter = DataStructureConverters.getConverter(type);
-                converter.open(RowConversions.class.getClassLoader());
-            }
-            return (Row) converter.toExternal(row);
+            super(type, false);
         }
     }
 }

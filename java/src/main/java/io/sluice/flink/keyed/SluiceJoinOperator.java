@@ -1,22 +1,21 @@
 package io.sluice.flink.keyed;
 
 import org.apache.flink.api.common.TaskInfo;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
-import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
+import io.sluice.flink.runtime.NativeOperator;
 import io.sluice.jni.JoinNative;
+import io.sluice.jni.NativeHandle;
 import io.sluice.jni.RowArena;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
@@ -41,13 +40,13 @@ import io.sluice.jni.SluiceException;
  * group.
  *
  * <p><b>Metrics</b> (counters): {@code rowsIn}, {@code rowsOut}, {@code batches},
- * {@code nativeTimeNanos}, {@code bytesCopied}, as the one-input operators count them, and the
- * gauge {@code stateBytes}.
+ * {@code nativeTimeNanos}, {@code bytesCopied}, as every native operator counts them
+ * ({@link NativeOperator}), and the gauge {@code stateBytes}.
  *
- * <p><b>Close order.</b> {@link #close()} releases Flink's resources and then, even if that
- * failed, frees the native join (skipped if it was never created).
+ * <p><b>Close order.</b> {@link NativeOperator}'s: {@link #close()} releases Flink's resources
+ * and then, even if that failed, frees the native join (skipped if it was never created).
  */
-public class SluiceJoinOperator extends AbstractStreamOperator<RowData>
+public class SluiceJoinOperator extends NativeOperator
         implements TwoInputStreamOperator<RowData, RowData, RowData>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
 
@@ -65,11 +64,6 @@ public class SluiceJoinOperator extends AbstractStreamOperator<RowData>
     private transient int firstKeyGroup;
     private transient int lastKeyGroup;
     private transient volatile long stateBytes;
-    private transient Counter rowsIn;
-    private transient Counter rowsOut;
-    private transient Counter batches;
-    private transient Counter nativeTimeNanos;
-    private transient Counter bytesCopied;
 
     /** One input's batch, arena and serializer. */
     private static final class Side {
@@ -137,11 +131,6 @@ public class SluiceJoinOperator extends AbstractStreamOperator<RowData>
         left = new Side(true, leftType, batchSize);
         right = new Side(false, rightType, batchSize);
         outRecord = new StreamRecord<>(null);
-        rowsIn = getMetricGroup().counter("rowsIn");
-        rowsOut = getMetricGroup().counter("rowsOut");
-        batches = getMetricGroup().counter("batches");
-        nativeTimeNanos = getMetricGroup().counter("nativeTimeNanos");
-        bytesCopied = getMetricGroup().counter("bytesCopied");
         getMetricGroup().gauge("stateBytes", (Gauge<Long>) () -> stateBytes);
     }
 
@@ -168,18 +157,24 @@ public class SluiceJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     private void add(Side side, RowData row) throws Exception {
-        rowsIn.inc();
+        countRowIn();
         BinaryRowData binary = row instanceof BinaryRowData ? (BinaryRowData) row : side.serializer.toBinaryRow(row);
-        bytesCopied.inc(side.arena.gather(binary, side.batch));
+        countCopied(side.arena.gather(binary, side.batch));
         if (side.batch.numRows() >= batchSize) {
             flush(side);
         }
     }
 
     /** Pushes both inputs' buffered rows, left first. */
-    private void flushAll() throws Exception {
+    @Override
+    protected void flush() throws Exception {
         flush(left);
         flush(right);
+    }
+
+    @Override
+    protected NativeHandle nativeHandle() {
+        return nativeJoin;
     }
 
     private void flush(Side side) throws Exception {
@@ -195,55 +190,25 @@ public class SluiceJoinOperator extends AbstractStreamOperator<RowData>
             throw StateBudget.named(e, stateBudget, spec);
         }
         stateBytes = nativeJoin.retainedBytes();
-        nativeTimeNanos.inc(System.nanoTime() - t0);
-        batches.inc();
+        countNativeCall(t0);
         side.batch.clear();
         side.arena.reset();
         int m = out.numRows();
-        rowsOut.inc(m);
+        countRowsOut(m);
         for (int i = 0; i < m; i++) {
             output.collect(outRecord.replace(out.row(i, outputArity, null)));
         }
     }
 
     @Override
-    public void processWatermark(Watermark mark) throws Exception {
-        flushAll();
-        super.processWatermark(mark);
-    }
-
-    @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        flushAll();
-        super.prepareSnapshotPreBarrier(checkpointId);
-    }
-
-    @Override
     public void endInput(int inputId) throws Exception {
-        flushAll();
-    }
-
-    @Override
-    public void finish() throws Exception {
-        flushAll();
-        super.finish();
+        flush();
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        flushAll();
+        flush();
         RawKeyedState.write(context, firstKeyGroup, nativeJoin.snapshotKeyGroups(firstKeyGroup, lastKeyGroup));
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            super.close();
-        } finally {
-            if (nativeJoin != null) {
-                nativeJoin.close();
-            }
-        }
     }
 }

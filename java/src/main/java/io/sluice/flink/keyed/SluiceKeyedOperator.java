@@ -16,6 +16,7 @@ import io.sluice.flink.runtime.NativeBatchOperator;
 import io.sluice.jni.KeyedNative;
 import io.sluice.jni.NativeHandle;
 import io.sluice.jni.RowBlock;
+import io.sluice.jni.SluiceException;
 
 /**
  * A native keyed operator (group aggregate, changelog normalize, dedup, Top-N,
@@ -41,7 +42,7 @@ import io.sluice.jni.RowBlock;
  * state backend (keep-last dedup, {@code sluice.dedup.state-backend}), the
  * spec gets the option that reproduces it ({@link StockSemantics}).
  *
- * <p>Metrics: the counters of {@link NativeBatchOperator} ({@code rowsOut}:
+ * <p>Metrics: the counters of {@link io.sluice.flink.runtime.NativeOperator} ({@code rowsOut}:
  * changelog rows emitted) and the gauge {@code stateBytes} (retained native
  * state after the last batch).
  */
@@ -156,7 +157,12 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
             return;
         }
         long t0 = System.nanoTime();
-        RowBlock out = nativeOp.process(batch());
+        RowBlock out;
+        try {
+            out = nativeOp.process(batch());
+        } catch (SluiceException e) {
+            throw failure(e);
+        }
         stateBytes = nativeOp.retainedBytes();
         countNativeCall(t0);
         batchConsumed(); // native code is done with the gathered rows
@@ -175,12 +181,25 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         flush();
         if (firesOnWatermark) {
             long t0 = System.nanoTime();
-            RowBlock out = nativeOp.advanceWatermark(mark.getTimestamp());
+            RowBlock out;
+            try {
+                out = nativeOp.advanceWatermark(mark.getTimestamp());
+            } catch (SluiceException e) {
+                throw failure(e);
+            }
             stateBytes = nativeOp.retainedBytes();
             countNativeCall(t0);
             emit(out);
         }
         forwardWatermark(mark);
+    }
+
+    /**
+     * @param e a native failure while processing a batch or a watermark
+     * @return what to throw instead: here {@code e}; a subclass may add context (the setting to change)
+     */
+    protected SluiceException failure(SluiceException e) {
+        return e;
     }
 
     private void emit(RowBlock out) {

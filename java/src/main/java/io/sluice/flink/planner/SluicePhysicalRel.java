@@ -5,7 +5,6 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.SingleRel;
 import org.apache.calcite.rel.type.RelDataType;
-import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRel;
 
 /**
  * Base of sluice's single-input stream physical nodes. The row type is the one fixed at
@@ -15,7 +14,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalR
  * A subclass implements {@link #copy(RelTraitSet, java.util.List)}, {@link #translateToExecNode()}
  * (returning a {@link SluiceExecNode}) and, for its digest, {@code explainTerms} (calling super).
  */
-public abstract class SluicePhysicalRel extends SingleRel implements StreamPhysicalRel, SluiceNode {
+public abstract class SluicePhysicalRel extends SingleRel implements SluiceNode {
     private final RelDataType outputRowType;
 
     /**
@@ -33,12 +32,6 @@ public abstract class SluicePhysicalRel extends SingleRel implements StreamPhysi
     @Override
     protected RelDataType deriveRowType() {
         return outputRowType;
-    }
-
-    /** @return whether the operator needs watermarks (false: sluice's operators forward them) */
-    @Override
-    public boolean requireWatermark() {
-        return false;
     }
 
     @Override

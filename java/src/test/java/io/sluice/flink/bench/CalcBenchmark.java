@@ -34,6 +34,7 @@ import org.apache.flink.table.types.logical.VarCharType;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.TestSupport;
 
 /**
  * Plain Flink SQL, stock vs with sluice's planner stage installed ({@link Sluice#install}), on
@@ -182,11 +183,7 @@ public final class CalcBenchmark {
 
     /** One job; returns its wall time in seconds (submission to completion). */
     private static double run(String expr, boolean sluice, int batch, int n) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        if (OBJECT_REUSE) {
-            env.getConfig().enableObjectReuse();
-        }
+        StreamExecutionEnvironment env = TestSupport.singleEnv(OBJECT_REUSE);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set(SluiceOptions.BATCH_SIZE, batch);
         tEnv.getConfig().set(SluiceOptions.CALC_COLUMN_HANDOVER, COLUMN_HANDOVER);

@@ -114,20 +114,10 @@ public final class CalcNativeMicro {
 
     /** As SluiceCalcOperator's column path: read fields copied into a ColumnBatch, borrowed natively. */
     private static double columns(CalcNative calc, BinaryRowData[] rows, int bs) {
-        int[] kinds = calc.columnKinds();
-        int m = 0;
-        for (int k : kinds) {
-            m += k >= 0 ? 1 : 0;
+        ColumnBatch cols = ColumnBatch.forColumnKinds(calc.columnKinds(), bs);
+        if (cols == null) {
+            return Double.NaN; // a field the expression reads must go by rows: no column handover
         }
-        int[] fields = new int[m];
-        int[] carried = new int[m];
-        for (int f = 0, j = 0; f < kinds.length; f++) {
-            if (kinds[f] >= 0) {
-                fields[j] = f;
-                carried[j++] = kinds[f];
-            }
-        }
-        ColumnBatch cols = new ColumnBatch(fields, carried, bs);
         return bestPerRow(rows.length, bs, start -> {
             for (int i = start; i < start + bs; i++) {
                 cols.add(rows[i]);

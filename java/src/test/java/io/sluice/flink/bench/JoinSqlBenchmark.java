@@ -3,8 +3,6 @@ package io.sluice.flink.bench;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -12,9 +10,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
-import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 
 /**
  * Plain SQL INNER join of two insert-only streams on a string key, stock Flink vs the same SQL
@@ -57,19 +54,12 @@ public final class JoinSqlBenchmark {
     }
 
     static double run(long rows, int keys, int fanOut, boolean installed) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (installed) {
-            tEnv.getConfig().getConfiguration().setString("sluice.operator.join.enabled", "true");
-            Sluice.install(tEnv);
-        }
-        DataStream<RowData> left = env.fromSource(new DataGeneratorSource<>(new KeyedSqlBenchmark.Gen(keys), rows,
-                RateLimiterStrategy.noOp(), InternalTypeInfo.of(KeyedSqlBenchmark.TYPE)), WatermarkStrategy.noWatermarks(),
-                "left").setParallelism(1);
-        DataStream<RowData> right = env.fromSource(new DataGeneratorSource<>(new Dim(keys), (long) keys * fanOut,
-                RateLimiterStrategy.noOp(),
-                InternalTypeInfo.of(KeyedSqlBenchmark.TYPE)), WatermarkStrategy.noWatermarks(), "right").setParallelism(1);
+        StreamExecutionEnvironment env = SqlPairs.env();
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed, "sluice.operator.join.enabled", "true");
+        DataStream<RowData> left = SqlPairs.generated(env, new KeyedSqlBenchmark.Gen(keys), rows, KeyedSqlBenchmark.TYPE,
+                WatermarkStrategy.noWatermarks(), "left");
+        DataStream<RowData> right = SqlPairs.generated(env, new Dim(keys), (long) keys * fanOut, KeyedSqlBenchmark.TYPE,
+                WatermarkStrategy.noWatermarks(), "right");
         tEnv.createTemporaryView("l", tEnv.fromDataStream(left));
         tEnv.createTemporaryView("r", tEnv.fromDataStream(right).as("k", "w", "t"));
         tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, v BIGINT, s STRING, w BIGINT, t STRING) "

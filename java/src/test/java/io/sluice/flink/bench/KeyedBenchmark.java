@@ -5,26 +5,15 @@ import java.util.List;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.table.types.logical.BigIntType;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
 
 import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.keyed.KeyedSpecs;
@@ -53,63 +42,24 @@ import io.sluice.flink.keyed.KeyedStreams;
 public final class KeyedBenchmark {
     static final int KEYS = 65_536;
 
-    /** When the generator made row 0 (same JVM: the MiniCluster runs in-process). */
-    static volatile long firstRowNanos;
-
     /** Rows per second since {@code t0}, or since the first generated row (see the class comment). */
     static double rate(long rows, long t0) {
         long end = System.nanoTime();
-        long start = Boolean.getBoolean("sluice.bench.whole-job") || firstRowNanos < t0 ? t0 : firstRowNanos;
+        long first = KeyedSqlBenchmark.firstRowNanos;
+        long start = Boolean.getBoolean("sluice.bench.whole-job") || first < t0 ? t0 : first;
         return rows / ((end - start) / 1e9);
     }
-    static final RowType TYPE = RowType.of(
-            new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH)},
-            new String[] {"k", "v", "s"});
 
-    /** Row i: key (i * 40503) mod 65,536, v = i mod 1000 (NULL every 97th), s one of 4,096 strings. */
-    static final class Gen implements GeneratorFunction<Long, RowData> {
-        private static final long serialVersionUID = 1L;
-        private transient StringData[] keys;
-        private transient StringData[] strings;
+    static final RowType TYPE = KeyedSqlBenchmark.TYPE;
 
-        @Override
-        public RowData map(Long index) {
-            if (keys == null) {
-                keys = new StringData[KEYS];
-                for (int i = 0; i < KEYS; i++) {
-                    keys[i] = StringData.fromString(String.format(Locale.ROOT, "key-%05d-ключ", i));
-                }
-                strings = new StringData[4096];
-                for (int i = 0; i < strings.length; i++) {
-                    strings[i] = StringData.fromString("value " + i * 7919);
-                }
-            }
-            long i = index;
-            if (i == 0) {
-                firstRowNanos = System.nanoTime();
-            }
-            GenericRowData r = new GenericRowData(3);
-            r.setField(0, keys[(int) ((i * 40503) & (KEYS - 1))]);
-            r.setField(1, i % 97 == 0 ? null : i % 1000);
-            r.setField(2, strings[(int) ((i * 31) & 4095)]);
-            return r;
-        }
-    }
-
+    /** {@link KeyedSqlBenchmark.Gen} over {@link #KEYS} keys, at parallelism 1. */
     static DataStream<RowData> source(StreamExecutionEnvironment env, long rows) {
-        DataGeneratorSource<RowData> src = new DataGeneratorSource<>(new Gen(), rows, RateLimiterStrategy.noOp(),
-                InternalTypeInfo.of(TYPE));
-        return env.fromSource(src, WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
-    }
-
-    static StreamExecutionEnvironment env() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        return env;
+        return SqlPairs.generated(env, new KeyedSqlBenchmark.Gen(KEYS), rows, TYPE, WatermarkStrategy.noWatermarks(),
+                "gen");
     }
 
     static double stock(String which, long rows) throws Exception {
-        StreamExecutionEnvironment env = env();
+        StreamExecutionEnvironment env = SqlPairs.env();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         DataStream<RowData> src = source(env, rows);
         long t0 = System.nanoTime();
@@ -129,7 +79,7 @@ public final class KeyedBenchmark {
     }
 
     static double sluice(String which, long rows, int batchSize) throws Exception {
-        StreamExecutionEnvironment env = env();
+        StreamExecutionEnvironment env = SqlPairs.env();
         DataStream<RowData> src = source(env, rows);
         int[] keys = {0};
         String spec;
@@ -152,7 +102,7 @@ public final class KeyedBenchmark {
     }
 
     static double baseline(long rows) throws Exception {
-        StreamExecutionEnvironment env = env();
+        StreamExecutionEnvironment env = SqlPairs.env();
         source(env, rows).keyBy(r -> r.getString(0).toString()).map(r -> r).returns(InternalTypeInfo.of(TYPE))
                 .sinkTo(new DiscardingSink<>());
         long t0 = System.nanoTime();
@@ -164,12 +114,7 @@ public final class KeyedBenchmark {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         int batchSize = args.length > 2 ? Integer.parseInt(args[2]) : 8192;
-        Configuration conf = new Configuration();
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
-        cluster.start();
-        TestStreamEnvironment.setAsContext(cluster, 1);
-        try {
+        SqlPairs.onMiniCluster(() -> {
             System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair), batch %d, %d keys%n", rows, pairs,
                     batchSize, KEYS);
             for (String which : new String[] {"groupby", "dedup-last"}) {
@@ -195,9 +140,6 @@ public final class KeyedBenchmark {
             }
             System.out.printf(Locale.ROOT, "context, after warm-up: generator -> keyBy(String) -> identity map: %.0f rows/s%n",
                     baseline(rows));
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-            cluster.close();
-        }
+        });
     }
 }

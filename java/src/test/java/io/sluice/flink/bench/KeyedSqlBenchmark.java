@@ -1,10 +1,10 @@
 package io.sluice.flink.bench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -13,13 +13,12 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 
-import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 
 /**
  * Plain SQL, stock Flink vs the same SQL with {@code Sluice.install} (the planner stage puts the
@@ -42,7 +41,11 @@ public final class KeyedSqlBenchmark {
             new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH)},
             new String[] {"k", "v", "s"});
 
-    /** Row i: key (i * 40503) mod keys (keys = 0: all distinct), v = i mod 1000 (NULL every 97th), s one of 4,096. */
+    /**
+     * Row i: key (i * 40503) mod keys (keys = 0: all distinct), v = i mod 1000 (NULL every 97th), s one of 4,096;
+     * the generator of every keyed bench (the others derive their rows from it). Row 0 sets
+     * {@link #firstRowNanos}.
+     */
     static final class Gen implements GeneratorFunction<Long, RowData> {
         private static final long serialVersionUID = 1L;
         private final int keys;
@@ -76,17 +79,25 @@ public final class KeyedSqlBenchmark {
             r.setField(2, strings[(int) ((i * 31) & 4095)]);
             return r;
         }
+
+        /**
+         * @param fields which of row {@code index}'s fields to keep (0: k, 1: v, 2: s)
+         * @return those fields, in a row one field wider for the caller's event time
+         */
+        GenericRowData withTimeField(Long index, int... fields) {
+            GenericRowData row = (GenericRowData) map(index);
+            GenericRowData r = new GenericRowData(fields.length + 1);
+            for (int f = 0; f < fields.length; f++) {
+                r.setField(f, row.getField(fields[f]));
+            }
+            return r;
+        }
     }
 
     static double run(String which, int keys, long rows, boolean installed) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (installed) {
-            Sluice.install(tEnv);
-        }
-        DataStream<RowData> src = env.fromSource(new DataGeneratorSource<>(new Gen(keys), rows, RateLimiterStrategy.noOp(),
-                InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
+        StreamExecutionEnvironment env = SqlPairs.env();
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed);
+        DataStream<RowData> src = SqlPairs.generated(env, new Gen(keys), rows, TYPE, WatermarkStrategy.noWatermarks(), "gen");
         String sql;
         String node;
         if (which.equals("groupby")) {
@@ -107,17 +118,16 @@ public final class KeyedSqlBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
-        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        SqlPairs.onMiniCluster(() -> {
-            System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair)%n", rows, pairs);
-            Object[][] cases = {{"groupby", 50}, {"groupby", 65_536}, {"groupby", 0}, {"dedup-last", 65_536}};
-            for (Object[] c : cases) {
+        SqlPairs.main(args, rows -> {
+            List<SqlPairs.Case> cases = new ArrayList<>();
+            Object[][] shapes = {{"groupby", 50}, {"groupby", 65_536}, {"groupby", 0}, {"dedup-last", 65_536}};
+            for (Object[] c : shapes) {
                 String which = (String) c[0];
                 int keys = (Integer) c[1];
                 String label = which + " " + (keys == 0 ? "all-distinct" : keys + "") + " keys";
-                SqlPairs.pairs(label, pairs, installed -> run(which, keys, rows, installed));
+                cases.add(new SqlPairs.Case(label, installed -> run(which, keys, rows, installed)));
             }
+            return cases;
         });
     }
 }

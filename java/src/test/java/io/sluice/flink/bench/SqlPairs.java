@@ -3,20 +3,31 @@ package io.sluice.flink.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.Sluice;
 
 /**
  * What the plain-SQL benches ({@link KeyedSqlBenchmark}, {@link JoinSqlBenchmark},
  * {@link OverSqlBenchmark}, {@link WindowSqlBenchmark}) share, so each states only its query and
- * data: one MiniCluster (one TaskManager, two slots) as the context environment; a timed
+ * data: one MiniCluster (one TaskManager, two slots) as the context environment; the job set-up
+ * (parallelism 1, sluice installed or not, a generator source at full speed); a timed
  * {@code INSERT} whose substitution is asserted before it runs (a bench of a node that silently
  * stayed stock would measure stock against stock); and the pairing: a warm-up pair, then
  * alternating stock / installed pairs (stock first on even pairs) in one JVM, so every ratio is
@@ -37,6 +48,25 @@ final class SqlPairs {
         void run() throws Exception;
     }
 
+    /** A bench case: its label and its run. */
+    record Case(String label, Run run) {}
+
+    /**
+     * A bench's {@code main}: {@code [rows] [pairs]} from {@code args} (default 2,000,000 rows, 3
+     * pairs), then on one MiniCluster {@link #pairs} of every case {@code cases} gives for that
+     * many rows.
+     */
+    static void main(String[] args, Function<Long, List<Case>> cases) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
+        int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        onMiniCluster(() -> {
+            System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair)%n", rows, pairs);
+            for (Case c : cases.apply(rows)) {
+                pairs(c.label(), pairs, c.run());
+            }
+        });
+    }
+
     /** Runs {@code body} on a fresh MiniCluster at parallelism 1, closed afterwards. */
     static void onMiniCluster(Body body) throws Exception {
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
@@ -49,6 +79,20 @@ final class SqlPairs {
             TestStreamEnvironment.unsetAsContext();
             cluster.close();
         }
+    }
+
+    /** @return the context environment at parallelism 1 */
+    static StreamExecutionEnvironment env() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        return env;
+    }
+
+    /** @return {@code rows} rows of {@code type} from {@code gen}, unthrottled, at parallelism 1 */
+    static DataStream<RowData> generated(StreamExecutionEnvironment env, GeneratorFunction<Long, RowData> gen, long rows,
+            RowType type, WatermarkStrategy<RowData> watermarks, String name) {
+        return env.fromSource(new DataGeneratorSource<>(gen, rows, RateLimiterStrategy.noOp(), InternalTypeInfo.of(type)),
+                watermarks, name).setParallelism(1);
     }
 
     /**

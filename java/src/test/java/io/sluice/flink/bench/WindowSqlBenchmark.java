@@ -3,8 +3,6 @@ package io.sluice.flink.bench;
 import java.util.Locale;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -13,14 +11,13 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarCharType;
 
-import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 
 /**
  * Plain SQL window TVF aggregates, stock Flink vs the same SQL with {@code Sluice.install}: TUMBLE
@@ -57,25 +54,17 @@ public final class WindowSqlBenchmark {
 
         @Override
         public RowData map(Long index) {
-            RowData kvs = keyed.map(index);
-            GenericRowData r = new GenericRowData(4);
-            r.setField(0, kvs.getString(0));
-            r.setField(1, kvs.isNullAt(1) ? null : kvs.getLong(1));
-            r.setField(2, kvs.getString(2));
+            GenericRowData r = keyed.withTimeField(index, 0, 1, 2);
             r.setField(3, TimestampData.fromEpochMillis(1_700_000_000_000L + index / perMs));
             return r;
         }
     }
 
     static double run(String tvf, long rows, boolean installed) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (installed) {
-            Sluice.install(tEnv);
-        }
-        DataStream<RowData> src = env.fromSource(new DataGeneratorSource<>(new Gen(rowsPerMs), rows, RateLimiterStrategy.noOp(),
-                InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "gen").setParallelism(1);
+        StreamExecutionEnvironment env = SqlPairs.env();
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed);
+        DataStream<RowData> src = SqlPairs.generated(env, new Gen(rowsPerMs), rows, TYPE, WatermarkStrategy.noWatermarks(),
+                "gen");
         tEnv.createTemporaryView("src", tEnv.fromDataStream(src, Schema.newBuilder().columnByExpression("rt", "ts")
                 .watermark("rt", "rt - INTERVAL '0.001' SECOND").build()));
         tEnv.executeSql("CREATE TEMPORARY TABLE snk (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, sv BIGINT, "

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.sluice.flink.TestSupport;
 import io.sluice.jni.CalcNative;
 import io.sluice.jni.RowBatch;
 import io.sluice.jni.RowBlock;
@@ -142,11 +143,7 @@ class LazyStringCalcTest {
     @ParameterizedTest(name = "object reuse {0}")
     @ValueSource(booleans = {true, false})
     void lazyRowsEncodeAsFlinkDoes(boolean objectReuse) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        if (objectReuse) {
-            env.getConfig().enableObjectReuse();
-        }
+        StreamExecutionEnvironment env = TestSupport.singleEnv(objectReuse);
         int n = 2_000;
         // A generator makes the rows at run time (a collection source would
         // hand over deserialised BinaryRowData).

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -21,8 +19,8 @@ import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.sluice.flink.NodeReport;
-import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
+
 
 /**
  * Plain SQL LEFT join with sluice installed and the native join switched on, through a failure
@@ -36,16 +34,11 @@ class JoinSqlRecoveryTest {
     static final String SQL = "SELECT l.k, l.v, r.v AS rv, r.s FROM l LEFT JOIN r ON l.k = r.k";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension MINI = TestSupport.fourSlotCluster();
 
     /** Two generators (left: ROWS rows, right: a tenth of them, same keys) → SQL LEFT JOIN → FailOnce. */
     static DataStream<Row> pipeline(StreamExecutionEnvironment env, boolean installed, double perSecond) {
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (installed) {
-            tEnv.getConfig().getConfiguration().setString("sluice.operator.join.enabled", "true");
-            Sluice.install(tEnv);
-        }
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed, "sluice.operator.join.enabled", "true");
         DataStream<Row> left = env.fromSource(new DataGeneratorSource<>(i -> KeyedTestData.row(i, KEYS), ROWS,
                 RateLimiterStrategy.perSecond(perSecond), KeyedTestData.typeInfo()), WatermarkStrategy.noWatermarks(),
                 "left").setParallelism(1).uid("left");
@@ -55,11 +48,9 @@ class JoinSqlRecoveryTest {
         tEnv.createTemporaryView("l", tEnv.fromDataStream(left));
         tEnv.createTemporaryView("r", tEnv.fromDataStream(right));
         if (installed) {
-            List<String> natives = Sluice.explain(tEnv, SQL).nodes().stream().filter(NodeReport::isNative)
-                    .map(NodeReport::node).toList();
-            assertEquals(List.of("Join"), natives, "the join runs natively");
+            Recovery.assertOnlyNative(tEnv, SQL, "Join", "the join runs natively");
         }
-        return tEnv.toChangelogStream(tEnv.sqlQuery(SQL)).map(new KeyedRecoveryTest.FailOnce<Row>()).uid("fail-once");
+        return tEnv.toChangelogStream(tEnv.sqlQuery(SQL)).map(new Recovery.FailOnce<Row>()).uid("fail-once");
     }
 
     /** The changelog applied: row text → multiplicity (zeros removed). */
@@ -80,20 +71,9 @@ class JoinSqlRecoveryTest {
 
     @Test
     void failureAfterCheckpointGivesStockResult() throws Exception {
-        KeyedRecoveryTest.FailOnce.armed = false;
-        Map<String, Integer> expected =
-                materialize(pipeline(KeyedRecoveryTest.env(1, null), false, 1e9).executeAndCollect());
-        KeyedRecoveryTest.FailOnce.FAILED.set(false);
-        KeyedRecoveryTest.FailOnce.checkpointed = false;
-        KeyedRecoveryTest.FailOnce.armed = true;
-        Map<String, Integer> got;
-        try {
-            got = materialize(pipeline(KeyedRecoveryTest.env(2, null), true, 6_000).executeAndCollect());
-        } finally {
-            KeyedRecoveryTest.FailOnce.armed = false;
-        }
-        assertTrue(KeyedRecoveryTest.FailOnce.FAILED.get(), "the failure was injected");
-        assertTrue(!expected.isEmpty());
-        assertEquals(expected, got);
+        Recovery.Runs<Map<String, Integer>> runs =
+                Recovery.failingOnceAfterCheckpoint(JoinSqlRecoveryTest::pipeline, JoinSqlRecoveryTest::materialize, 6_000);
+        assertTrue(!runs.expected().isEmpty());
+        assertEquals(runs.expected(), runs.got());
     }
 }

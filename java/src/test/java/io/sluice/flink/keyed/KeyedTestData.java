@@ -27,6 +27,15 @@ final class KeyedTestData {
             DataTypes.FIELD("v", DataTypes.BIGINT()),
             DataTypes.FIELD("s", DataTypes.STRING()));
 
+    /** @return {@link #TYPE}'s (k, v, s) plus an event time {@code ts} of type {@code ts} */
+    static DataType withTime(DataType ts) {
+        return DataTypes.ROW(
+                DataTypes.FIELD("k", DataTypes.STRING()),
+                DataTypes.FIELD("v", DataTypes.BIGINT()),
+                DataTypes.FIELD("s", DataTypes.STRING()),
+                DataTypes.FIELD("ts", ts));
+    }
+
     @SuppressWarnings("unchecked")
     static TypeInformation<Row> typeInfo() {
         return (TypeInformation<Row>) (TypeInformation<?>) ExternalTypeInfo.of(TYPE);

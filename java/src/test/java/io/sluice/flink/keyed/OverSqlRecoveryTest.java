@@ -1,10 +1,8 @@
 package io.sluice.flink.keyed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -12,7 +10,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -22,13 +19,11 @@ import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.flink.NodeReport;
-import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.compat.FlinkLine;
 
 /**
@@ -50,15 +45,10 @@ class OverSqlRecoveryTest {
     static final String ROWTIME = "SELECT k, v, rt, COUNT(*) OVER w, SUM(v) OVER w, MIN(s) OVER w FROM src "
             + "WINDOW w AS (PARTITION BY k ORDER BY rt RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW)";
 
-    static final DataType TYPE = DataTypes.ROW(
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("ts", DataTypes.BIGINT().notNull()));
+    static final DataType TYPE = KeyedTestData.withTime(DataTypes.BIGINT().notNull());
 
     @RegisterExtension
-    static final MiniClusterExtension MINI = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension MINI = TestSupport.fourSlotCluster();
 
     /** Row i of {@link KeyedTestData#row} plus an event time of i / 2 ms (two rows per millisecond). */
     static Row row(long i) {
@@ -75,40 +65,26 @@ class OverSqlRecoveryTest {
         WatermarkStrategy<Row> wm = WatermarkStrategy.<Row>forMonotonousTimestamps()
                 .withTimestampAssigner((r, prev) -> (Long) r.getField(3));
         DataStream<Row> in = env.fromSource(source, wm, "gen").setParallelism(1).uid("gen");
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (installed) {
-            Sluice.install(tEnv);
-        }
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed);
         tEnv.createTemporaryView("src", tEnv.fromDataStream(in, Schema.newBuilder()
                 .columnByExpression("pt", "PROCTIME()")
                 .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime").watermark("rt", "SOURCE_WATERMARK()").build()));
         if (installed) {
-            List<String> natives = Sluice.explain(tEnv, sql).nodes().stream().filter(NodeReport::isNative)
-                    .map(NodeReport::node).toList();
-            assertEquals(List.of("OverAggregate"), natives, "the OVER runs natively");
+            Recovery.assertOnlyNative(tEnv, sql, "OverAggregate", "the OVER runs natively");
         }
-        return tEnv.toChangelogStream(tEnv.sqlQuery(sql)).map(new KeyedRecoveryTest.FailOnce<Row>()).uid("fail-once");
+        return tEnv.toChangelogStream(tEnv.sqlQuery(sql)).map(new Recovery.FailOnce<Row>()).uid("fail-once");
+    }
+
+    /** {@link #pipeline} of {@code sql}. */
+    static Recovery.Pipeline job(String sql) {
+        return (env, installed, perSecond) -> pipeline(env, sql, installed, perSecond);
     }
 
     static void failureAfterCheckpointGivesStockChangelog(String sql) throws Exception {
-        KeyedRecoveryTest.FailOnce.armed = false;
-        Map<String, List<String>> expected =
-                KeyedTestData.byKey(pipeline(KeyedRecoveryTest.env(1, null), sql, false, 1e9).executeAndCollect());
-        KeyedRecoveryTest.FailOnce.FAILED.set(false);
-        KeyedRecoveryTest.FailOnce.checkpointed = false;
-        KeyedRecoveryTest.FailOnce.armed = true;
-        Map<String, List<String>> got;
-        try {
-            got = KeyedTestData.byKey(pipeline(KeyedRecoveryTest.env(2, null), sql, true, 10_000).executeAndCollect());
-        } finally {
-            KeyedRecoveryTest.FailOnce.armed = false;
-        }
-        assertTrue(KeyedRecoveryTest.FailOnce.FAILED.get(), "the failure was injected");
-        assertEquals(ROWS, KeyedTestData.count(expected), "every row is emitted once");
-        assertEquals(expected.keySet(), got.keySet());
-        for (String k : expected.keySet()) {
-            assertEquals(expected.get(k), got.get(k), "changelog of key " + k);
-        }
+        Recovery.Runs<Map<String, List<String>>> runs =
+                Recovery.failingOnceAfterCheckpoint(job(sql), KeyedTestData::byKey, 10_000);
+        assertEquals(ROWS, KeyedTestData.count(runs.expected()), "every row is emitted once");
+        Recovery.assertSameChangelogs(runs.expected(), runs.got());
     }
 
     /**
@@ -121,22 +97,10 @@ class OverSqlRecoveryTest {
     void proctimeSavepointAtTwoRestoresAtThree(@TempDir Path dir) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(FlinkLine.name().equals("flink-2"),
                 "Flink 1.20: collect sink after a savepoint restore (KeyedSqlRecoveryTest)");
-        KeyedRecoveryTest.FailOnce.armed = false;
-        Map<String, List<String>> expected = KeyedTestData.byKey(
-                pipeline(KeyedRecoveryTest.env(1, null), PROCTIME, false, 1e9).executeAndCollect());
-        StreamExecutionEnvironment first = KeyedRecoveryTest.env(2, null);
-        CloseableIterator<Row> it = pipeline(first, PROCTIME, true, 8_000).collectAsync();
-        KeyedTestData.Stopped stopped = KeyedTestData.runUntilSavepoint(first, it, "over-rescale-p2", 3_000, dir);
-        Map<String, List<String>> got = stopped.rowsByKey();
-        int firstPart = KeyedTestData.count(got);
-        Map<String, List<String>> after = KeyedTestData.byKey(
-                pipeline(KeyedRecoveryTest.env(3, stopped.savepoint()), PROCTIME, true, 1e9).executeAndCollect());
-        assertTrue(firstPart > 0 && KeyedTestData.count(after) > 0, "both jobs produced rows");
-        after.forEach((k, v) -> got.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
-        assertEquals(expected.keySet(), got.keySet());
-        for (String k : expected.keySet()) {
-            assertEquals(expected.get(k), got.get(k), "changelog of key " + k);
-        }
+        Map<String, List<String>> expected = Recovery.stockReference(job(PROCTIME), KeyedTestData::byKey);
+        Map<String, List<String>> got =
+                Recovery.rescaledThroughSavepoint(job(PROCTIME), job(PROCTIME), 8_000, "over-rescale-p2", dir);
+        Recovery.assertSameChangelogs(expected, got);
     }
 
     @Test

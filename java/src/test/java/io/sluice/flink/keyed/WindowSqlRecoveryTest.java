@@ -12,7 +12,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -28,8 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sluice.flink.NodeReport;
-import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.compat.FlinkLine;
 
 /**
@@ -44,15 +42,10 @@ class WindowSqlRecoveryTest {
     static final long ROWS = 30_000;
     static final String SQL = "SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(s), MAX(s) FROM TABLE(HOP("
             + "TABLE src, DESCRIPTOR(rt), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end";
-    static final DataType TYPE = DataTypes.ROW(
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3).notNull()));
+    static final DataType TYPE = KeyedTestData.withTime(DataTypes.TIMESTAMP(3).notNull());
 
     @RegisterExtension
-    static final MiniClusterExtension MINI = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension MINI = TestSupport.fourSlotCluster();
 
     /** Row i: 10 ms of event time per row, up to 400 ms out of order; NULLs in v and s. */
     static Row row(long i) {
@@ -75,20 +68,15 @@ class WindowSqlRecoveryTest {
                 RateLimiterStrategy.perSecond(perSecond), info());
         DataStream<Row> in = env.fromSource(source, WatermarkStrategy.noWatermarks(), "gen").setParallelism(1)
                 .uid("gen");
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (installed) {
-            Sluice.install(tEnv);
-        }
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed);
         // 1 s behind rows at most 400 ms out of order: no row is late however subtasks interleave.
         tEnv.createTemporaryView("src", tEnv.fromDataStream(in, Schema.newBuilder().columnByExpression("rt", "ts")
                 .watermark("rt", "rt - INTERVAL '1' SECOND").build()));
         if (installed) {
-            List<String> natives = Sluice.explain(tEnv, SQL).nodes().stream().filter(NodeReport::isNative)
-                    .map(NodeReport::node).toList();
-            assertEquals(List.of("WindowAggregate"), natives, "the window aggregate runs natively");
+            Recovery.assertOnlyNative(tEnv, SQL, "WindowAggregate", "the window aggregate runs natively");
         }
         Table result = tEnv.sqlQuery(SQL);
-        return tEnv.toChangelogStream(result).map(new KeyedRecoveryTest.FailOnce<Row>()).uid("fail-once");
+        return tEnv.toChangelogStream(result).map(new Recovery.FailOnce<Row>()).uid("fail-once");
     }
 
     static List<String> sorted(CloseableIterator<Row> it) throws Exception {
@@ -102,20 +90,10 @@ class WindowSqlRecoveryTest {
 
     @Test
     void failureAfterCheckpointGivesStockRows() throws Exception {
-        KeyedRecoveryTest.FailOnce.armed = false;
-        List<String> expected = sorted(pipeline(KeyedRecoveryTest.env(1, null), false, 1e9).executeAndCollect());
-        KeyedRecoveryTest.FailOnce.FAILED.set(false);
-        KeyedRecoveryTest.FailOnce.checkpointed = false;
-        KeyedRecoveryTest.FailOnce.armed = true;
-        List<String> got;
-        try {
-            got = sorted(pipeline(KeyedRecoveryTest.env(2, null), true, 12_000).executeAndCollect());
-        } finally {
-            KeyedRecoveryTest.FailOnce.armed = false;
-        }
-        assertTrue(KeyedRecoveryTest.FailOnce.FAILED.get(), "the failure was injected");
-        assertTrue(expected.size() > 1_000, "rows: " + expected.size());
-        assertEquals(expected, got);
+        Recovery.Runs<List<String>> runs =
+                Recovery.failingOnceAfterCheckpoint(WindowSqlRecoveryTest::pipeline, WindowSqlRecoveryTest::sorted, 12_000);
+        assertTrue(runs.expected().size() > 1_000, "rows: " + runs.expected().size());
+        assertEquals(runs.expected(), runs.got());
     }
 
     /**
@@ -129,18 +107,10 @@ class WindowSqlRecoveryTest {
     void savepointAtTwoRestoresAtThree(@TempDir Path dir) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(FlinkLine.name().equals("flink-2"),
                 "Flink 1.20: collect sink after a savepoint restore (KeyedSqlRecoveryTest)");
-        KeyedRecoveryTest.FailOnce.armed = false;
-        List<String> expected = sorted(pipeline(KeyedRecoveryTest.env(1, null), false, 1e9).executeAndCollect());
-        StreamExecutionEnvironment first = KeyedRecoveryTest.env(2, null);
-        CloseableIterator<Row> it = pipeline(first, true, 8_000).collectAsync();
-        KeyedTestData.Stopped stopped = KeyedTestData.runUntilSavepoint(first, it, "window-rescale-p2", 3_000, dir);
+        List<String> expected = Recovery.stockReference(WindowSqlRecoveryTest::pipeline, WindowSqlRecoveryTest::sorted);
         List<String> got = new ArrayList<>();
-        stopped.rowsByKey().values().forEach(got::addAll);
-        int firstPart = got.size();
-        List<String> after = sorted(pipeline(KeyedRecoveryTest.env(3, stopped.savepoint()), true, 1e9)
-                .executeAndCollect());
-        assertTrue(firstPart > 0 && !after.isEmpty(), "both jobs produced rows: " + firstPart + ", " + after.size());
-        got.addAll(after);
+        Recovery.rescaledThroughSavepoint(WindowSqlRecoveryTest::pipeline, WindowSqlRecoveryTest::pipeline, 8_000,
+                "window-rescale-p2", dir).values().forEach(got::addAll);
         got.sort(null);
         assertEquals(expected, got);
     }

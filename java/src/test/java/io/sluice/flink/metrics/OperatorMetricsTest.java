@@ -32,6 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.calc.CalcData;
 import io.sluice.flink.calc.SluiceCalcOperator;
 import io.sluice.flink.keyed.KeyedSpecs;
@@ -96,11 +97,7 @@ class OperatorMetricsTest {
     @ParameterizedTest(name = "object reuse {0}")
     @ValueSource(booleans = {false, true})
     void keyedCountsRowsInChangelogOutBatchesAndCopies(boolean objectReuse) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(1);
-        if (objectReuse) {
-            env.getConfig().enableObjectReuse();
-        }
+        StreamExecutionEnvironment env = TestSupport.singleEnv(objectReuse);
         GeneratorFunction<Long, RowData> gen = OperatorMetricsTest::keyedRow;
         DataStream<RowData> in = env.fromSource(new DataGeneratorSource<>(gen, ROWS, InternalTypeInfo.of(KEYED_TYPE)),
                 WatermarkStrategy.noWatermarks(), "keyed-data");

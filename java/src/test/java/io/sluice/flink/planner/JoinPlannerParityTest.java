@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -15,10 +14,9 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -31,20 +29,16 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * must stay stock with their reasons. Results are compared materialized: the two inputs'
  * relative order is not defined, so neither is the changelog's.
  */
-class JoinPlannerParityTest {
+class JoinPlannerParityTest extends ParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final String ON = "sluice.operator.join.enabled";
 
     /** kt, kp, kr, ku and jr. */
     static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) -> {
         KeyedSqlData.TABLES.accept(env, tEnv);
-        List<Row> rows = new ArrayList<>();
-        for (int n = 0; n < 600; n++) {
-            rows.add(KeyedSqlData.row(100_000 + n));
-        }
+        List<Row> rows = SqlRows.rows(600, n -> KeyedSqlData.row(100_000 + n));
         DataStream<Row> src = env.fromData(rows, KeyedSqlData.info(KeyedSqlData.KT)).setParallelism(1);
         tEnv.createTemporaryView("jr", tEnv.fromDataStream(src));
     };
@@ -114,19 +108,14 @@ class JoinPlannerParityTest {
             {String.format(INSERT_ONLY, "RIGHT"), "left_keys=1 right_keys=1 line="},
         };
         for (String[] c : cases) {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-            tEnv.getConfig().getConfiguration().setString(ON, "true");
-            TABLES.accept(env, tEnv);
-            Sluice.install(tEnv);
+            StreamTableEnvironment tEnv = ParityHarness.installed(TABLES, ON, "true");
             String text = Sluice.explain(tEnv, c[0]).text();
             assertTrue(text.contains(c[1]), () -> "expected `" + c[1] + "` in\n" + text);
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return TABLES;
     }
 }

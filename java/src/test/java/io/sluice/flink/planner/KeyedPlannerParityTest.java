@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
@@ -16,11 +16,10 @@ import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.compat.FlinkLine;
 import io.sluice.flink.planner.ParityHarness.Query;
 
@@ -32,10 +31,9 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * retractions), parallelism 1 and 4, and the queries that must stay stock with their reasons
  * (DISTINCT over INT, INT sums, insert-only DOUBLE MIN/MAX, mini-batch, state TTL, a STATE_TTL hint, the operator switches).
  */
-class KeyedPlannerParityTest {
+class KeyedPlannerParityTest extends ParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final boolean FLINK_2 = FlinkLine.name().equals("flink-2");
 
@@ -156,10 +154,9 @@ class KeyedPlannerParityTest {
                 m.stockReason(), m.options());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, KeyedSqlData.TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return KeyedSqlData.TABLES;
     }
 
     /** Native state over {@code sluice.state.budget-bytes} fails the job, and the failure names the setting. */

@@ -58,7 +58,7 @@ final class KeyedSqlData {
             DataTypes.FIELD("v", DataTypes.BIGINT()),
             DataTypes.FIELD("s", DataTypes.STRING()));
 
-    private static final String[] PREFIXES = {"k", "ключ", "鍵", "😀𝄞", "", "é", "a b"};
+    private static final String[] PREFIXES = SqlRows.PREFIXES;
 
     @SuppressWarnings("unchecked")
     static TypeInformation<Row> info(DataType t) {
@@ -67,14 +67,11 @@ final class KeyedSqlData {
 
     static Row row(int n) {
         Random r = new Random(n * 0x9E3779B97F4A7C15L + 99);
-        int kn = r.nextInt(KEYS + 1);
-        String k = kn == KEYS ? null : PREFIXES[kn % PREFIXES.length] + kn;
-        Long v = r.nextInt(9) == 0 ? null
-                : r.nextInt(50) == 0 ? (r.nextBoolean() ? Long.MAX_VALUE - r.nextInt(3) : Long.MIN_VALUE + r.nextInt(3))
-                : (long) (r.nextInt(2_000_001) - 1_000_000);
-        Double d = r.nextInt(9) == 0 ? null : r.nextInt(200) == 0 ? -0.0 : (r.nextInt(2001) - 1000) / 8.0;
-        String s = r.nextInt(9) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(1000);
-        Integer i = r.nextInt(9) == 0 ? null : r.nextInt(2001) - 1000;
+        String k = SqlRows.key(r, KEYS, PREFIXES);
+        Long v = SqlRows.nullOneIn(r, 9, () -> SqlRows.nearLimits(r, 50));
+        Double d = SqlRows.nullOneIn(r, 9, () -> r.nextInt(200) == 0 ? -0.0 : SqlRows.eighths(r));
+        String s = SqlRows.nullOneIn(r, 9, () -> SqlRows.string(r, PREFIXES));
+        Integer i = SqlRows.nullOneIn(r, 9, () -> r.nextInt(2001) - 1000);
         Boolean b = r.nextInt(9) == 0 ? null : r.nextBoolean();
         LocalDate dt = r.nextInt(9) == 0 ? null : LocalDate.of(2020, 1, 1).plusDays(r.nextInt(40));
         LocalDateTime ts = r.nextInt(9) == 0 ? null : LocalDateTime.of(2024, 2, 29, 12, 0).plusSeconds(r.nextInt(30));
@@ -83,11 +80,7 @@ final class KeyedSqlData {
     }
 
     static List<Row> rows() {
-        List<Row> out = new ArrayList<>(ROWS);
-        for (int n = 0; n < ROWS; n++) {
-            out.add(row(n));
-        }
-        return out;
+        return SqlRows.rows(ROWS, KeyedSqlData::row);
     }
 
     /** The upsert changelog of {@code ku}: kinds drawn per row; about one row in ten repeats its key's last row. */

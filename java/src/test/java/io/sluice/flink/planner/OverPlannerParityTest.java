@@ -7,19 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -36,10 +35,9 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * each row's result; the order across keys of rows whose timers fire on one watermark is the
  * timer queue's, which Flink does not define).
  */
-class OverPlannerParityTest {
+class OverPlannerParityTest extends ParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     /** A select list over one named window {@code w}. */
     static String over(String table, String aggs, String window) {
@@ -110,10 +108,9 @@ class OverPlannerParityTest {
         return q;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, OverSqlData.TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return OverSqlData.TABLES;
     }
 
     /**
@@ -145,14 +142,10 @@ class OverPlannerParityTest {
      */
     @Test
     void proctimeRangeIntervalStaysStock() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        OverSqlData.TABLES.accept(env, tEnv);
-        Sluice.install(tEnv);
+        StreamTableEnvironment tEnv = ParityHarness.installed(OverSqlData.TABLES);
         SluiceExplain explain = Sluice.explain(tEnv, over("op", "COUNT(*) OVER w", "PARTITION BY k ORDER BY pt "
                 + "RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW"));
-        NodeReport r = explain.nodes().stream().filter(n -> n.node().equals("OverAggregate")).findFirst()
-                .orElseThrow(() -> new AssertionError(explain.text()));
+        NodeReport r = ParityHarness.report(explain, "OverAggregate");
         assertFalse(r.isNative(), explain.text());
         assertTrue(r.reason().contains("ProcTimeRangeBoundedPrecedingFunction"), r.reason());
     }

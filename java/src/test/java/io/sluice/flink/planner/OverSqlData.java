@@ -1,6 +1,5 @@
 package io.sluice.flink.planner;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BiConsumer;
@@ -39,37 +38,23 @@ final class OverSqlData {
     static final int KEYS = 40;
     static final long BASE = 1_700_000_000_000L;
 
-    static final DataType TYPE = DataTypes.ROW(
-            DataTypes.FIELD("id", DataTypes.INT().notNull()),
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("d", DataTypes.DOUBLE()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("i", DataTypes.INT()),
-            DataTypes.FIELD("ts", DataTypes.BIGINT().notNull()));
+    static final DataType TYPE = SqlRows.withTime(DataTypes.BIGINT().notNull());
 
-    private static final String[] PREFIXES = {"k", "ключ", "鍵", "😀𝄞", "", "é", "a b"};
+    private static final String[] PREFIXES = SqlRows.PREFIXES;
 
     static Row row(int n) {
         Random r = new Random(n * 0x9E3779B97F4A7C15L + 7);
-        int kn = r.nextInt(KEYS + 1);
-        String k = kn == KEYS ? null : PREFIXES[kn % PREFIXES.length] + kn;
-        Long v = r.nextInt(9) == 0 ? null
-                : r.nextInt(60) == 0 ? (r.nextBoolean() ? Long.MAX_VALUE - r.nextInt(3) : Long.MIN_VALUE + r.nextInt(3))
-                : (long) (r.nextInt(2_000_001) - 1_000_000);
-        Double d = r.nextInt(9) == 0 ? null : (r.nextInt(2001) - 1000) / 8.0;
-        String s = r.nextInt(9) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(1000);
-        Integer i = r.nextInt(9) == 0 ? null : r.nextInt(2001) - 1000;
+        String k = SqlRows.key(r, KEYS, PREFIXES);
+        Long v = SqlRows.nullOneIn(r, 9, () -> SqlRows.nearLimits(r, 60));
+        Double d = SqlRows.nullOneIn(r, 9, () -> SqlRows.eighths(r));
+        String s = SqlRows.nullOneIn(r, 9, () -> SqlRows.string(r, PREFIXES));
+        Integer i = SqlRows.nullOneIn(r, 9, () -> r.nextInt(2001) - 1000);
         long ts = BASE + (n / 2 + r.nextInt(13) - 6) * 1000L;
         return Row.of(n, k, v, d, s, i, ts);
     }
 
     static List<Row> rows() {
-        List<Row> out = new ArrayList<>(ROWS);
-        for (int n = 0; n < ROWS; n++) {
-            out.add(row(n));
-        }
-        return out;
+        return SqlRows.rows(ROWS, OverSqlData::row);
     }
 
     /** A watermark 8 s behind the largest timestamp after every 10th row. */

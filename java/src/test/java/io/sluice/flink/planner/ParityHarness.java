@@ -125,6 +125,31 @@ final class ParityHarness {
         return explain;
     }
 
+    /**
+     * For the tests that check only a plan.
+     *
+     * @param setup registers the tables
+     * @param options configuration pairs (key, value, ...) set first
+     * @return a fresh table environment with the tables and sluice installed
+     */
+    static StreamTableEnvironment installed(BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> setup,
+            String... options) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        for (int i = 0; i < options.length; i += 2) {
+            tEnv.getConfig().getConfiguration().setString(options[i], options[i + 1]);
+        }
+        setup.accept(env, tEnv);
+        Sluice.install(tEnv);
+        return tEnv;
+    }
+
+    /** @return the first report of Flink node {@code node} in {@code explain} (fails with the explain text if none) */
+    static NodeReport report(SluiceExplain explain, String node) {
+        return explain.nodes().stream().filter(n -> n.node().equals(node)).findFirst()
+                .orElseThrow(() -> new AssertionError(explain.text()));
+    }
+
     private static StreamTableEnvironment env(Query q, BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> setup) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(q.parallelism());

@@ -9,17 +9,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.calc.CalcData;
 import io.sluice.flink.planner.ParityHarness.Query;
 
@@ -30,12 +28,11 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * (keyed queries: expected native nodes such as {@code "GroupAggregate"}; compare
  * {@code MATERIALIZED} where subtasks interleave).
  */
-class PlannerParityTest {
+class PlannerParityTest extends ParityTest {
     static final long ROWS = 1_500;
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     /** Registers {@code t}: {@link #ROWS} rows of {@link CalcData}. */
     static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) ->
@@ -109,18 +106,14 @@ class PlannerParityTest {
         return q;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return TABLES;
     }
 
     @Test
     void tableExplainShowsTheSluiceNode() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        TABLES.accept(env, tEnv);
-        Sluice.install(tEnv);
+        StreamTableEnvironment tEnv = ParityHarness.installed(TABLES);
         String plan = tEnv.sqlQuery("SELECT id, MD5(a), UPPER(b) FROM t").explain();
         assertTrue(plan.contains("SluiceCalc(select=[$0 AS id, $2 AS b, MD5($1) AS $sluice0])"), plan);
         SluiceExplain e = Sluice.explain(tEnv, "SELECT id, MD5(a), UPPER(b) FROM t");

@@ -5,13 +5,14 @@ import static io.sluice.flink.planner.ParityHarness.Compare.ORDERED;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -21,10 +22,9 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * a Top-N over a GROUP BY result (RetractableTopNFunction, retracting input), parallelism 1 and
  * 4, and the queries that must stay stock with their reasons.
  */
-class RankPlannerParityTest {
+class RankPlannerParityTest extends ParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     /** Top-N of kt per k by v DESC (NULLs, ties and BIGINT extremes in v). */
     static final String TOP_N = "SELECT %s FROM (SELECT id, k, v, s, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
@@ -56,9 +56,8 @@ class RankPlannerParityTest {
         return q;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, KeyedSqlData.TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return KeyedSqlData.TABLES;
     }
 }

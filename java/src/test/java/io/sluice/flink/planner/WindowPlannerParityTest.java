@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.BiConsumer;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -21,12 +20,11 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
 import io.sluice.flink.SluiceExplain;
+import io.sluice.flink.TestSupport;
 import io.sluice.flink.planner.ParityHarness.Query;
 
 /**
@@ -39,43 +37,30 @@ import io.sluice.flink.planner.ParityHarness.Query;
  * and the shapes that must stay stock with their reasons. Output is insert-only and Flink's order
  * among the keys of one window end is its timer queue's, so results compare as a multiset.
  */
-class WindowPlannerParityTest {
+class WindowPlannerParityTest extends ParityTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final int ROWS = 3_000;
     static final int KEYS = 20;
     private static final String[] PREFIXES = {"k", "ключ", "鍵", "😀𝄞", "", "é"};
 
-    static final DataType WT = DataTypes.ROW(
-            DataTypes.FIELD("id", DataTypes.INT().notNull()),
-            DataTypes.FIELD("k", DataTypes.STRING()),
-            DataTypes.FIELD("v", DataTypes.BIGINT()),
-            DataTypes.FIELD("d", DataTypes.DOUBLE()),
-            DataTypes.FIELD("s", DataTypes.STRING()),
-            DataTypes.FIELD("i", DataTypes.INT()),
-            DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3).notNull()));
+    static final DataType WT = SqlRows.withTime(DataTypes.TIMESTAMP(3).notNull());
 
     /** Row n: event time n × 100 ms minus up to 3 s, NULLs in k, v, d, s, i. */
     static Row row(int n) {
         Random r = new Random(n * 0x9E3779B97F4A7C15L + 17);
-        int kn = r.nextInt(KEYS + 1);
-        String k = kn == KEYS ? null : PREFIXES[kn % PREFIXES.length] + kn;
-        Long v = r.nextInt(8) == 0 ? null : (long) (r.nextInt(2_000_001) - 1_000_000);
-        Double d = r.nextInt(8) == 0 ? null : (r.nextInt(2001) - 1000) / 8.0;
-        String s = r.nextInt(8) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(1000);
-        Integer i = r.nextInt(8) == 0 ? null : r.nextInt(1000);
+        String k = SqlRows.key(r, KEYS, PREFIXES);
+        Long v = SqlRows.nullOneIn(r, 8, () -> SqlRows.around0(r));
+        Double d = SqlRows.nullOneIn(r, 8, () -> SqlRows.eighths(r));
+        String s = SqlRows.nullOneIn(r, 8, () -> SqlRows.string(r, PREFIXES));
+        Integer i = SqlRows.nullOneIn(r, 8, () -> r.nextInt(1000));
         LocalDateTime ts = LocalDateTime.of(2024, 2, 29, 12, 0).plusNanos((n * 100L - r.nextInt(3001)) * 1_000_000L);
         return Row.of(n, k, v, d, s, i, ts);
     }
 
     static List<Row> rows() {
-        List<Row> out = new ArrayList<>(ROWS);
-        for (int n = 0; n < ROWS; n++) {
-            out.add(row(n));
-        }
-        return out;
+        return SqlRows.rows(ROWS, WindowPlannerParityTest::row);
     }
 
     /**
@@ -192,21 +177,16 @@ class WindowPlannerParityTest {
     /** A processing-time window's result depends on the wall clock, so only its plan is compared. */
     @Test
     void processingTimeWindowStaysStock() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        TABLES.accept(env, tEnv);
-        Sluice.install(tEnv);
+        StreamTableEnvironment tEnv = ParityHarness.installed(TABLES);
         SluiceExplain e = Sluice.explain(tEnv, "SELECT k, window_start, window_end, COUNT(*) FROM TABLE(TUMBLE(TABLE "
                 + "wp, DESCRIPTOR(pt), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end");
-        NodeReport w = e.nodes().stream().filter(n -> n.node().equals("WindowAggregate")).findFirst()
-                .orElseThrow(() -> new AssertionError(e.text()));
+        NodeReport w = ParityHarness.report(e, "WindowAggregate");
         assertFalse(w.isNative(), e.text());
         assertTrue(w.reason().contains("processing-time"), w.reason());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("queries")
-    void stockAndInstalledAgree(Query q) throws Exception {
-        ParityHarness.check(q, TABLES);
+    @Override
+    BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> tables() {
+        return TABLES;
     }
 }

@@ -18,7 +18,6 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -35,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.sluice.flink.NodeReport;
 import io.sluice.flink.Sluice;
+import io.sluice.flink.TestSupport;
 import io.sluice.jni.NativeHandle;
 import io.sluice.jni.SluiceNative;
 
@@ -46,9 +46,7 @@ import io.sluice.jni.SluiceNative;
  */
 class ReleaseTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final String KEYED_SQL = "SELECT g, COUNT(*), SUM(v), MAX(h) FROM (SELECT g, v, MD5(s) AS h FROM ("
             + "SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn FROM src) WHERE rn = 1) GROUP BY g";

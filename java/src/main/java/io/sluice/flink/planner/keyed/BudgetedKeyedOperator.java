@@ -1,8 +1,5 @@
 package io.sluice.flink.planner.keyed;
 
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.keyed.SluiceKeyedOperator;
@@ -32,52 +29,9 @@ public final class BudgetedKeyedOperator extends SluiceKeyedOperator {
         this.budget = budget;
     }
 
-    private SluiceException named(SluiceException e) {
+    /** @return {@code e}, naming {@code sluice.state.budget-bytes} when it is a budget failure */
+    @Override
+    protected SluiceException failure(SluiceException e) {
         return StateBudget.named(e, budget, spec());
-    }
-
-    @Override
-    public void processElement(StreamRecord<RowData> element) throws Exception {
-        try {
-            super.processElement(element);
-        } catch (SluiceException e) {
-            throw named(e);
-        }
-    }
-
-    @Override
-    public void processWatermark(Watermark mark) throws Exception {
-        try {
-            super.processWatermark(mark);
-        } catch (SluiceException e) {
-            throw named(e);
-        }
-    }
-
-    @Override
-    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        try {
-            super.prepareSnapshotPreBarrier(checkpointId);
-        } catch (SluiceException e) {
-            throw named(e);
-        }
-    }
-
-    @Override
-    public void endInput() throws Exception {
-        try {
-            super.endInput();
-        } catch (SluiceException e) {
-            throw named(e);
-        }
-    }
-
-    @Override
-    public void finish() throws Exception {
-        try {
-            super.finish();
-        } catch (SluiceException e) {
-            throw named(e);
-        }
     }
 }

@@ -9,7 +9,6 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
-import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRel;
 import org.apache.flink.table.planner.utils.ShortcutUtils;
 
 import io.sluice.flink.planner.PlanContext;
@@ -21,7 +20,7 @@ import io.sluice.flink.planner.SluiceNode;
  * plus the native join spec (engine/src/keyed/join.rs). Plan text names it
  * {@code SluiceJoin} with the spec as its {@code native} term.
  */
-public final class StreamPhysicalSluiceJoin extends BiRel implements StreamPhysicalRel, SluiceNode {
+public final class StreamPhysicalSluiceJoin extends BiRel implements SluiceNode {
     private final RelDataType outputRowType;
     private final int[] leftKeys;
     private final int[] rightKeys;
@@ -54,11 +53,6 @@ public final class StreamPhysicalSluiceJoin extends BiRel implements StreamPhysi
     @Override
     protected RelDataType deriveRowType() {
         return outputRowType;
-    }
-
-    @Override
-    public boolean requireWatermark() {
-        return false;
     }
 
     @Override
