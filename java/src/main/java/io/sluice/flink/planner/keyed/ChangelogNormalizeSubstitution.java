@@ -6,6 +6,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 
@@ -35,6 +36,10 @@ public final class ChangelogNormalizeSubstitution {
         }
         RowType in = PlanContext.rowType(node.getInput());
         int[] keys = node.uniqueKeys();
+        reason = CostRule.decline(ctx, CostRule.payload(in, keys), CostRule.Work.CHANGELOG_NORMALIZE);
+        if (reason != null) {
+            return Match.stock(reason);
+        }
         String spec = "normalize keys=" + KeyedSpecs.list(keys) + " update_before="
                 + ChangelogPlanUtils.generateUpdateBefore(node);
         reason = KeyedChecks.probe(spec, in, PlanContext.rowType(node));

@@ -11,6 +11,7 @@ import org.apache.flink.table.types.logical.RowType;
 import io.sluice.flink.compat.DedupShape;
 import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 
@@ -58,6 +59,11 @@ public final class DeduplicateSubstitution {
                 return Match.stock("rowtime deduplication without a rowtime attribute in its input");
             }
             order = "rowtime(" + rowtime + ")";
+        }
+        // the order column is a time attribute, never a string
+        reason = CostRule.decline(ctx, CostRule.payload(in, d.keys()), CostRule.Work.DEDUPLICATE);
+        if (reason != null) {
+            return Match.stock(reason);
         }
         String spec = "dedup keys=" + KeyedSpecs.list(d.keys()) + " keep=" + (d.keepLast() ? "last" : "first")
                 + " order=" + order

@@ -16,6 +16,7 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 
@@ -88,7 +89,12 @@ public final class RankSubstitution {
             order.append(i == 0 ? "" : ",").append(fields[i]).append(ascending[i] ? ":asc" : ":desc")
                     .append(nullsLast[i] ? ":nulls_last" : ":nulls_first");
         }
-        String spec = "topn keys=" + KeyedSpecs.list(rank.partitionKey().toArray()) + " order=" + order
+        int[] keys = rank.partitionKey().toArray();
+        reason = CostRule.decline(ctx, CostRule.payload(in, keys, fields), CostRule.Work.RANK);
+        if (reason != null) {
+            return Match.stock(reason);
+        }
+        String spec = "topn keys=" + KeyedSpecs.list(keys) + " order=" + order
                 + " strategy=" + native_ + " rank_start=" + range.getRankStart() + " rank_end=" + range.getRankEnd()
                 + " rank_number=" + rank.outputRankNumber()
                 + " update_before=" + ChangelogPlanUtils.generateUpdateBefore(rank);
@@ -97,6 +103,6 @@ public final class RankSubstitution {
             return Match.stock(reason);
         }
         return Match.replace(new StreamPhysicalSluiceKeyed(rank.getCluster(), rank.getTraitSet(), rank.getInput(),
-                rank.getRowType(), KeyedKind.RANK, rank.partitionKey().toArray(), spec));
+                rank.getRowType(), KeyedKind.RANK, keys, spec));
     }
 }
