@@ -41,7 +41,8 @@ import io.sluice.jni.SluiceException;
  * arithmetic, CASE, the rest of the filter) over those columns. Each conjunct of the WHERE that
  * is a native call (e.g. {@code a LIKE 'x%'}) filters in the native operator, so the Flink Calc
  * sees only the rows that pass. A Calc with no native call stays stock ("no
- * native work": a pass-through or reordering would only add a hop).
+ * native work": a pass-through or reordering would only add a hop), and so does one whose native part
+ * would carry more string columns unchanged than its native calls pay for ({@link CostRule}).
  *
  * <p>A native subexpression that could fail on rows Flink would not evaluate it for (SHA2 with a
  * column width) is not taken out of a CASE, COALESCE, AND or OR.

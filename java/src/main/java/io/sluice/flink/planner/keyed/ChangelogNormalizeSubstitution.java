@@ -16,7 +16,8 @@ import io.sluice.flink.planner.PlanContext;
  * {@code StreamExecChangelogNormalize} runs it without mini-batch and TTL
  * ({@code ProcTimeDeduplicateKeepLastRowFunction} with {@code generateInsert} on a changelog
  * input); {@code generateUpdateBefore} is the node's. How an equal {@code +U} is answered differs
- * per line and is chosen at run time (see {@code SluiceKeyedOperator}).
+ * per line and is chosen at run time (see {@code SluiceKeyedOperator}). Rows with more string payload
+ * columns than the work pays for stay stock ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class ChangelogNormalizeSubstitution {
     private ChangelogNormalizeSubstitution() {}

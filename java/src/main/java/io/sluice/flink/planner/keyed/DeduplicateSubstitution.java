@@ -23,7 +23,8 @@ import io.sluice.flink.planner.PlanContext;
  * ({@code RowTimeDeduplicateFunction}) ordered by the input's first rowtime attribute, as the
  * ExecNode picks it. {@code generateInsert} is
  * {@code table.exec.deduplicate.insert-update-after-sensitive-enabled}, {@code generateUpdateBefore}
- * the node's. The node class differs per line ({@link KeyedPlannerCompat#deduplicateNode()}).
+ * the node's. The node class differs per line ({@link KeyedPlannerCompat#deduplicateNode()}). Rows with
+ * more string payload columns than the work pays for stay stock ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class DeduplicateSubstitution {
     private DeduplicateSubstitution() {}

@@ -45,7 +45,8 @@ import io.sluice.jni.SluiceException;
  * Stays stock: SEMI / ANTI joins (IN / EXISTS), state TTL ({@code table.exec.state.ttl} or a
  * {@code STATE_TTL} hint: native state does not expire), Flink 2.x's mini-batch join
  * ({@code MiniBatchStreamingJoinOperator}, which folds each bundle), FLOAT / DOUBLE comparisons in
- * the condition, and any type the native join refuses (the probe).
+ * the condition, any type the native join refuses (the probe), and joins whose string payload columns
+ * outweigh the native work ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class JoinSubstitution {
     private JoinSubstitution() {}

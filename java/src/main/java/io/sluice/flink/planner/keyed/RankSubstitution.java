@@ -31,7 +31,8 @@ import io.sluice.flink.planner.PlanContext;
  * Stays stock: RANK / DENSE_RANK (Flink's {@code AbstractTopNFunction} refuses them), a variable
  * rank end, {@code AppendOnlyFirstNFunction} (a single processing-time ascending sort key),
  * FLOAT / DOUBLE sort keys (Flink's generated comparator and arrow-row order -0.0 and NaN
- * differently), mini-batch and state TTL.
+ * differently), mini-batch, state TTL, and rows with more string payload columns than the work pays for
+ * ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class RankSubstitution {
     private RankSubstitution() {}
