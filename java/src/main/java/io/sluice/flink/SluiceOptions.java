@@ -72,6 +72,28 @@ public final class SluiceOptions {
             .withDescription("Log why each plan node that sluice could replace stays on Flink's operator (once per node).");
 
     /**
+     * Planner stage: the cost rule ({@code io.sluice.flink.planner.CostRule}) keeps a node on Flink
+     * when the string columns it would carry through its transposes without computing on them
+     * exceed what its native work pays for. False substitutes every node the matchers accept
+     * (parity tests of the native operators, measurements).
+     */
+    public static final ConfigOption<Boolean> COST_ENABLED = ConfigOptions.key("sluice.cost.enabled")
+            .booleanType().defaultValue(true)
+            .withDescription("Planner stage: keep a node on Flink when its native cost exceeds stock's (the cost rule: "
+                    + "string payload columns vs native work, sluice.cost.payload-per-work). False: substitute anyway.");
+
+    /**
+     * The cost rule's threshold: payload string columns a node may carry per unit of its native
+     * work (a native call of a Calc; 1 for a deduplication or normalization, 3 for a join or a
+     * Top-N). Higher substitutes wider rows.
+     */
+    public static final ConfigOption<Double> COST_PAYLOAD_PER_WORK = ConfigOptions.key("sluice.cost.payload-per-work")
+            .doubleType().defaultValue(1.0)
+            .withDescription("Planner stage cost rule: string columns a native node may carry through its transposes "
+                    + "unused, per unit of native work (Calc: per native call; Deduplicate and ChangelogNormalize: 1 "
+                    + "unit; Join and Rank: 3).");
+
+    /**
      * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true).
      * The four built-in ones are the constants above; an older key, where there was one, is read as
      * a deprecated key.

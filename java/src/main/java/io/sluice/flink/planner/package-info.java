@@ -8,7 +8,8 @@
  * switch, {@code sluice.operator.<name>.enabled}; its matcher returns
  * {@link io.sluice.flink.planner.Match#replace} with a subtree holding sluice nodes, or
  * {@link io.sluice.flink.planner.Match#stock} with the reason (the function, type, changelog mode
- * or option). The stage checks the switch, {@code sluice.enabled} and, unless the entry is
+ * or option; a matcher whose node carries rows through asks {@link io.sluice.flink.planner.CostRule}
+ * whether the native node would be slower than Flink's). The stage checks the switch, {@code sluice.enabled} and, unless the entry is
  * {@code acceptingChangelog()}, that every input is insert-only, before calling the matcher.
  *
  * <p>A node with two inputs (the join: {@code keyed.StreamPhysicalSluiceJoin}) extends Calcite's

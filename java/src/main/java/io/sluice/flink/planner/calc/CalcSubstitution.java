@@ -25,6 +25,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalC
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 import io.sluice.jni.CalcNative;
@@ -40,7 +41,8 @@ import io.sluice.jni.SluiceException;
  * arithmetic, CASE, the rest of the filter) over those columns. Each conjunct of the WHERE that
  * is a native call (e.g. {@code a LIKE 'x%'}) filters in the native operator, so the Flink Calc
  * sees only the rows that pass. A Calc with no native call stays stock ("no
- * native work": a pass-through or reordering would only add a hop).
+ * native work": a pass-through or reordering would only add a hop), and so does one whose native part
+ * would carry more string columns unchanged than its native calls pay for ({@link CostRule}).
  *
  * <p>A native subexpression that could fail on rows Flink would not evaluate it for (SHA2 with a
  * column width) is not taken out of a CASE, COALESCE, AND or OR.
@@ -83,7 +85,7 @@ public final class CalcSubstitution {
         boolean whole = condition == null && projects.stream()
                 .allMatch(p -> p instanceof RexInputRef || c.natives.containsKey(key(p)));
         if (whole) {
-            return wholeCalc(calc, projects, c, inType);
+            return wholeCalc(calc, projects, c, inType, ctx);
         }
         RexNode rest = stockWhere.isEmpty() ? null
                 : RexUtil.composeConjunction(calc.getCluster().getRexBuilder(), stockWhere);
@@ -91,7 +93,14 @@ public final class CalcSubstitution {
     }
 
     /** Every projection native: one sluice node with the Calc's own row type. */
-    private static Match wholeCalc(StreamPhysicalCalc calc, List<RexNode> projects, Collector c, RowType inType) {
+    private static Match wholeCalc(StreamPhysicalCalc calc, List<RexNode> projects, Collector c, RowType inType,
+            PlanContext ctx) {
+        Set<Integer> passed = new java.util.TreeSet<>();
+        projects.stream().filter(p -> p instanceof RexInputRef).forEach(p -> passed.add(((RexInputRef) p).getIndex()));
+        String costly = cost(ctx, inType, passed, c, null);
+        if (costly != null) {
+            return Match.stock(costly);
+        }
         String[] exprs = new String[projects.size()];
         String[] types = new String[projects.size()];
         for (int i = 0; i < exprs.length; i++) {
@@ -127,6 +136,14 @@ public final class CalcSubstitution {
         projects.forEach(p -> p.accept(refs));
         if (condition != null) {
             condition.accept(refs);
+        }
+        List<RexNode> where = new ArrayList<>(nativeWhere);
+        if (condition != null) {
+            where.addAll(RelOptUtil.conjunctions(condition));
+        }
+        String costly = cost(ctx, inType, carried, c, condition == null ? null : where);
+        if (costly != null) {
+            return Match.stock(costly);
         }
         RelDataTypeFactory tf = calc.getCluster().getTypeFactory();
         RelDataTypeFactory.Builder row = tf.builder();
@@ -179,6 +196,55 @@ public final class CalcSubstitution {
         ctx.stockReason(top, "rest of a split Calc: " + (c.stockReasons.isEmpty() ? "filter and projection"
                 : String.join("; ", c.stockReasons)));
         return Match.replace(top);
+    }
+
+    /**
+     * The cost rule ({@link CostRule}) for the native part: its payload is the string input columns
+     * it outputs unchanged, its work the native calls every row needs: all of them, or, when part
+     * of the WHERE stays on Flink ({@code where} not null), those the WHERE reads (Flink's Calc
+     * computes the projections only for the rows that pass; the native part computes them for every
+     * row).
+     */
+    private static String cost(PlanContext ctx, RowType in, Set<Integer> passed, Collector c, List<RexNode> where) {
+        List<String> payload = new ArrayList<>();
+        for (int i : passed) {
+            if (CostRule.isString(in.getTypeAt(i))) {
+                payload.add(in.getFieldNames().get(i));
+            }
+        }
+        Map<String, RexNode> working = new LinkedHashMap<>();
+        if (where == null) {
+            working.putAll(c.nodes);
+        } else {
+            where.forEach(w -> nativesIn(w, c, working));
+        }
+        int units = working.values().stream().mapToInt(CalcSubstitution::calls).sum();
+        List<String> names = new ArrayList<>();
+        working.values().forEach(e -> names.add(((RexCall) e).getOperator().getName()));
+        String work = units + " (native calls" + (where == null ? "" : " the WHERE reads; the rest of the WHERE stays "
+                + "on Flink, whose Calc computes the projections only for the rows that pass") + ": "
+                + (names.isEmpty() ? "none" : String.join(", ", names)) + ")";
+        return CostRule.decline(ctx, payload, units, work);
+    }
+
+    /** Collects the largest native subexpressions of {@code e}. */
+    private static void nativesIn(RexNode e, Collector c, Map<String, RexNode> out) {
+        if (!(e instanceof RexCall)) {
+            return;
+        }
+        if (c.natives.containsKey(key(e))) {
+            out.putIfAbsent(key(e), e);
+            return;
+        }
+        ((RexCall) e).getOperands().forEach(op -> nativesIn(op, c, out));
+    }
+
+    /** @return the calls in {@code e}, nested ones included */
+    private static int calls(RexNode e) {
+        if (!(e instanceof RexCall)) {
+            return 0;
+        }
+        return 1 + ((RexCall) e).getOperands().stream().mapToInt(CalcSubstitution::calls).sum();
     }
 
     /** Compiles the program once, so a mismatch falls back at planning time with the native message. */

@@ -6,6 +6,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 
@@ -15,7 +16,8 @@ import io.sluice.flink.planner.PlanContext;
  * {@code StreamExecChangelogNormalize} runs it without mini-batch and TTL
  * ({@code ProcTimeDeduplicateKeepLastRowFunction} with {@code generateInsert} on a changelog
  * input); {@code generateUpdateBefore} is the node's. How an equal {@code +U} is answered differs
- * per line and is chosen at run time (see {@code SluiceKeyedOperator}).
+ * per line and is chosen at run time (see {@code SluiceKeyedOperator}). Rows with more string payload
+ * columns than the work pays for stay stock ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class ChangelogNormalizeSubstitution {
     private ChangelogNormalizeSubstitution() {}
@@ -35,6 +37,10 @@ public final class ChangelogNormalizeSubstitution {
         }
         RowType in = PlanContext.rowType(node.getInput());
         int[] keys = node.uniqueKeys();
+        reason = CostRule.decline(ctx, CostRule.payload(in, keys), CostRule.Work.CHANGELOG_NORMALIZE);
+        if (reason != null) {
+            return Match.stock(reason);
+        }
         String spec = "normalize keys=" + KeyedSpecs.list(keys) + " update_before="
                 + ChangelogPlanUtils.generateUpdateBefore(node);
         reason = KeyedChecks.probe(spec, in, PlanContext.rowType(node));

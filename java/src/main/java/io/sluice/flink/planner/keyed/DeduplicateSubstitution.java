@@ -11,6 +11,7 @@ import org.apache.flink.table.types.logical.RowType;
 import io.sluice.flink.compat.DedupShape;
 import io.sluice.flink.compat.KeyedPlannerCompat;
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 
@@ -22,7 +23,8 @@ import io.sluice.flink.planner.PlanContext;
  * ({@code RowTimeDeduplicateFunction}) ordered by the input's first rowtime attribute, as the
  * ExecNode picks it. {@code generateInsert} is
  * {@code table.exec.deduplicate.insert-update-after-sensitive-enabled}, {@code generateUpdateBefore}
- * the node's. The node class differs per line ({@link KeyedPlannerCompat#deduplicateNode()}).
+ * the node's. The node class differs per line ({@link KeyedPlannerCompat#deduplicateNode()}). Rows with
+ * more string payload columns than the work pays for stay stock ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class DeduplicateSubstitution {
     private DeduplicateSubstitution() {}
@@ -58,6 +60,11 @@ public final class DeduplicateSubstitution {
                 return Match.stock("rowtime deduplication without a rowtime attribute in its input");
             }
             order = "rowtime(" + rowtime + ")";
+        }
+        // the order column is a time attribute, never a string
+        reason = CostRule.decline(ctx, CostRule.payload(in, d.keys()), CostRule.Work.DEDUPLICATE);
+        if (reason != null) {
+            return Match.stock(reason);
         }
         String spec = "dedup keys=" + KeyedSpecs.list(d.keys()) + " keep=" + (d.keepLast() ? "last" : "first")
                 + " order=" + order

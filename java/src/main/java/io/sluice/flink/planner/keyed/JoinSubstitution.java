@@ -3,6 +3,7 @@ package io.sluice.flink.planner.keyed;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.hint.RelHint;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -17,6 +18,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.compat.FlinkLine;
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 import io.sluice.jni.JoinNative;
@@ -43,7 +45,8 @@ import io.sluice.jni.SluiceException;
  * Stays stock: SEMI / ANTI joins (IN / EXISTS), state TTL ({@code table.exec.state.ttl} or a
  * {@code STATE_TTL} hint: native state does not expire), Flink 2.x's mini-batch join
  * ({@code MiniBatchStreamingJoinOperator}, which folds each bundle), FLOAT / DOUBLE comparisons in
- * the condition, and any type the native join refuses (the probe).
+ * the condition, any type the native join refuses (the probe), and joins whose string payload columns
+ * outweigh the native work ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class JoinSubstitution {
     private JoinSubstitution() {}
@@ -111,8 +114,13 @@ public final class JoinSubstitution {
             }
             spec.append(" condition=").append(String.join(",", terms));
         }
+        RowType out = PlanContext.rowType(join);
+        reason = CostRule.decline(ctx, payload(js, out, left.getFieldCount()), CostRule.Work.JOIN);
+        if (reason != null) {
+            return Match.stock(reason);
+        }
         spec.append(" line=").append(FlinkLine.name().equals("flink-1.20") ? "flink1" : "flink2");
-        reason = probe(spec.toString(), left, right, PlanContext.rowType(join));
+        reason = probe(spec.toString(), left, right, out);
         if (reason != null) {
             return Match.stock(reason);
         }
@@ -151,6 +159,17 @@ public final class JoinSubstitution {
             }
         }
         spec.append(' ').append(option).append('=').append(KeyedSpecs.list(smallest));
+    }
+
+    /** The string columns of the joined row (left, then right) that are no join key and not in the condition. */
+    private static List<String> payload(JoinSpec js, RowType out, int leftCount) {
+        int[] rightKeys = js.getRightKeys().clone();
+        for (int i = 0; i < rightKeys.length; i++) {
+            rightKeys[i] += leftCount;
+        }
+        int[] condition = js.getNonEquiCondition().map(c -> RelOptUtil.InputFinder.bits(c).toArray())
+                .orElse(new int[0]);
+        return CostRule.payload(out, js.getLeftKeys(), rightKeys, condition);
     }
 
     /** Terms {@code left_col op right_col} of a conjunction, or the reason it is not one. */

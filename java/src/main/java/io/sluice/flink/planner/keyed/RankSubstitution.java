@@ -16,6 +16,7 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.keyed.KeyedSpecs;
+import io.sluice.flink.planner.CostRule;
 import io.sluice.flink.planner.Match;
 import io.sluice.flink.planner.PlanContext;
 
@@ -30,7 +31,8 @@ import io.sluice.flink.planner.PlanContext;
  * Stays stock: RANK / DENSE_RANK (Flink's {@code AbstractTopNFunction} refuses them), a variable
  * rank end, {@code AppendOnlyFirstNFunction} (a single processing-time ascending sort key),
  * FLOAT / DOUBLE sort keys (Flink's generated comparator and arrow-row order -0.0 and NaN
- * differently), mini-batch and state TTL.
+ * differently), mini-batch, state TTL, and rows with more string payload columns than the work pays for
+ * ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class RankSubstitution {
     private RankSubstitution() {}
@@ -88,7 +90,12 @@ public final class RankSubstitution {
             order.append(i == 0 ? "" : ",").append(fields[i]).append(ascending[i] ? ":asc" : ":desc")
                     .append(nullsLast[i] ? ":nulls_last" : ":nulls_first");
         }
-        String spec = "topn keys=" + KeyedSpecs.list(rank.partitionKey().toArray()) + " order=" + order
+        int[] keys = rank.partitionKey().toArray();
+        reason = CostRule.decline(ctx, CostRule.payload(in, keys, fields), CostRule.Work.RANK);
+        if (reason != null) {
+            return Match.stock(reason);
+        }
+        String spec = "topn keys=" + KeyedSpecs.list(keys) + " order=" + order
                 + " strategy=" + native_ + " rank_start=" + range.getRankStart() + " rank_end=" + range.getRankEnd()
                 + " rank_number=" + rank.outputRankNumber()
                 + " update_before=" + ChangelogPlanUtils.generateUpdateBefore(rank);
@@ -97,6 +104,6 @@ public final class RankSubstitution {
             return Match.stock(reason);
         }
         return Match.replace(new StreamPhysicalSluiceKeyed(rank.getCluster(), rank.getTraitSet(), rank.getInput(),
-                rank.getRowType(), KeyedKind.RANK, rank.partitionKey().toArray(), spec));
+                rank.getRowType(), KeyedKind.RANK, keys, spec));
     }
 }

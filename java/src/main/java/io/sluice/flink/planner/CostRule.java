@@ -1,0 +1,140 @@
+package io.sluice.flink.planner;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
+import org.apache.flink.table.types.logical.RowType;
+
+import io.sluice.flink.SluiceOptions;
+
+/**
+ * The planner's cost rule: where a native node would be slower than Flink's, it is not
+ * substituted.
+ *
+ * <p>A native node pays for every row it takes in and gives back: the entry transpose writes the
+ * row into the native batch (a {@code BinaryRowData} copy, or Flink's serializer first for any
+ * other row, which encodes a String-backed string to UTF-8) and the exit transpose builds the
+ * output row (whose strings the next operator reads as UTF-8). For a fixed-width column that is 8
+ * bytes; for a string it is the string's bytes, twice. Flink's own operator hands the row object
+ * on by reference and its heap state keeps the reference. So a string column that a node carries
+ * from its input to its output without computing on it (a <em>payload</em> column: not a key, a
+ * sort key, a join key or condition column, nor a native function's own result) is pure cost, and
+ * what pays for it is the native work the node does per row. The rule, per node:
+ *
+ * <pre>
+ *   stock when  payload string columns  &gt;  {@code sluice.cost.payload-per-work} × native work units
+ * </pre>
+ *
+ * <p>The work units per row ({@link Work}), counted in the payload string columns that work was
+ * measured to pay for (benches/RESULTS.md, the Nexmark section and the Java benches):
+ * <ul>
+ *   <li>Calc: one per native function call every row needs (nested calls count each). When part
+ *       of the WHERE stays on Flink, only the calls the WHERE reads count: Flink's generated Calc
+ *       computes the projections only for the rows that pass, the native part for every row.
+ *       Measured: Nexmark q22 (3 SPLIT_INDEX, 1 payload) wins 1.27x; q14 (REPLACE under a stock
+ *       WHERE, 1 payload) lost 0.85x.</li>
+ *   <li>Deduplicate, ChangelogNormalize: 1 (a keyed state read and write per row). Measured: the
+ *       keep-last dedup bench (1 payload) wins 1.4-1.6x; q18 (3) lost 0.70x.</li>
+ *   <li>Join: 3 (a state insert, a probe of the other side and the joined rows per row). Measured:
+ *       the join bench (2 payload) wins 1.8-3x, q3 (3) 1.22x; q9 (4) and q20 (6) lost.</li>
+ *   <li>Rank (Top-N): 3 (a sorted per-key buffer update per row). Measured: q19 (3) wins 1.20x;
+ *       q9's Rank (4) lost with its join.</li>
+ * </ul>
+ * Nodes whose output is keys and aggregates (GroupAggregate, WindowAggregate) carry no payload;
+ * the OVER aggregate is not costed (its measured gains are 3-4x, on rows without payload).
+ * {@code sluice.cost.enabled=false} substitutes whatever the rule says (parity tests, measurements).
+ */
+public final class CostRule {
+    private CostRule() {}
+
+    /** The native work of a keyed node per row, in payload string columns it pays for. */
+    public enum Work {
+        /** Keep-first / keep-last deduplication. */
+        DEDUPLICATE(1, "a keyed state read and write per row"),
+        /** Upsert normalization. */
+        CHANGELOG_NORMALIZE(1, "a keyed state read and write per row"),
+        /** The regular join. */
+        JOIN(3, "a state insert, a probe of the other side and the joined rows per row"),
+        /** A ROW_NUMBER Top-N. */
+        RANK(3, "a sorted per-key buffer update per row");
+
+        private final int units;
+        private final String what;
+
+        Work(int units, String what) {
+            this.units = units;
+            this.what = what;
+        }
+    }
+
+    /**
+     * @param row a node's input or output row type
+     * @param computedOn the columns the node computes on, in groups (keys, sort keys, condition columns)
+     * @return the names of the string columns of {@code row} in no group of {@code computedOn}: what
+     *     the node would carry through its transposes unused
+     */
+    public static List<String> payload(RowType row, int[]... computedOn) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < row.getFieldCount(); i++) {
+            if (isString(row.getTypeAt(i)) && !contains(computedOn, i)) {
+                out.add(row.getFieldNames().get(i));
+            }
+        }
+        return out;
+    }
+
+    /** @return whether values of {@code t} are variable-length bytes in a row (CHAR, VARCHAR, BINARY, VARBINARY) */
+    public static boolean isString(LogicalType t) {
+        return t.is(LogicalTypeFamily.CHARACTER_STRING) || t.is(LogicalTypeFamily.BINARY_STRING);
+    }
+
+    /**
+     * @param ctx the plan (the {@code sluice.cost.*} options)
+     * @param payload the payload string columns the node would carry
+     * @param work the node's kind of work
+     * @return why the node stays stock, or null if it may be native
+     */
+    public static String decline(PlanContext ctx, List<String> payload, Work work) {
+        return decline(ctx, payload, work.units, work.units + " (" + work.what + ")");
+    }
+
+    /**
+     * @param ctx the plan (the {@code sluice.cost.*} options)
+     * @param payload the payload string columns the node would carry
+     * @param units the node's native work units per row
+     * @param work the work, as the reason names it (e.g. {@code "1 (native calls: REPLACE)"})
+     * @return why the node stays stock, or null if it may be native
+     */
+    public static String decline(PlanContext ctx, List<String> payload, int units, String work) {
+        if (!ctx.config().get(SluiceOptions.COST_ENABLED)) {
+            return null;
+        }
+        double perWork = ctx.config().get(SluiceOptions.COST_PAYLOAD_PER_WORK);
+        if (payload.size() <= perWork * units) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "cost: carries %d string payload column%s per row through the entry and "
+                + "exit transposes (%s) with native work %s; %s=%s allows %s (%s=false substitutes anyway)",
+                payload.size(), payload.size() == 1 ? "" : "s", String.join(", ", payload), work,
+                SluiceOptions.COST_PAYLOAD_PER_WORK.key(), perWork, trim(perWork * units),
+                SluiceOptions.COST_ENABLED.key());
+    }
+
+    private static String trim(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+
+    private static boolean contains(int[][] groups, int v) {
+        for (int[] g : groups) {
+            for (int x : g) {
+                if (x == v) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
