@@ -110,7 +110,10 @@ impl Bucket {
     fn push(&mut self, kind: ViewKind, hasher: &DefaultHashBuilder, e: Entry) {
         self.entries.push(e);
         let n = self.entries.len();
-        if n <= INDEX_FROM {
+        // Once built, the index stays (a bucket that shrinks back to
+        // INDEX_FROM records or fewer keeps it): every later record must
+        // enter it, or `find` misses that record.
+        if n <= INDEX_FROM && self.index.is_empty() {
             return;
         }
         let entries = &self.entries;
@@ -269,5 +272,36 @@ impl SideState {
     /// Retained bytes of a restored bucket under `key`.
     pub(crate) fn bucket_bytes(key: &[u8], b: &Bucket) -> usize {
         key.len() + ENTRY_OVERHEAD + b.entries.iter().map(Entry::bytes).sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(row: u8) -> Entry {
+        Entry { row: Box::from([row]), uk: Box::from([]), cond: Box::from([]), count: 1, assoc: -1 }
+    }
+
+    /// A bucket that grew past INDEX_FROM (so it has an index) and shrank
+    /// back below it still finds the records added after the shrink.
+    #[test]
+    fn a_shrunk_indexed_bucket_finds_records_added_later() {
+        let (kind, hasher) = (ViewKind::InputSideHasNoUniqueKey, DefaultHashBuilder::default());
+        let mut b = Bucket::default();
+        for row in 0..=INDEX_FROM as u8 {
+            b.push(kind, &hasher, entry(row));
+        }
+        assert!(!b.index.is_empty());
+        while b.entries.len() > 2 {
+            let at = b.find(kind, &hasher, &[b.entries.len() as u8 - 1]).unwrap();
+            b.remove(kind, &hasher, at);
+        }
+        b.push(kind, &hasher, entry(200));
+        assert_eq!(b.find(kind, &hasher, &[200]), Some(2));
+        for row in [0, 1] {
+            assert_eq!(b.find(kind, &hasher, &[row]), Some(row as usize));
+        }
+        assert!(b.reindex(kind, &hasher));
     }
 }
