@@ -29,8 +29,6 @@ pub mod join_rows;
 pub mod operator;
 pub mod rows;
 pub mod spec;
-pub mod spec_over;
-mod spec_window;
 pub mod state;
 
 pub use join::{parse_join, JoinOperator};

@@ -201,9 +201,9 @@ impl KeyedOperator {
                 Operator::Dedup(Deduplicate::new(s, keys, o)?)
             }
             SpecKind::TopN { .. } => Operator::TopN(topn_operator(s, &spec)?),
-            SpecKind::Over(o) => Operator::Over(Box::new(crate::keyed::spec_over::over_operator(s, &spec, o)?)),
+            SpecKind::Over(o) => Operator::Over(Box::new(crate::keyed::spec::over::over_operator(s, &spec, o)?)),
             SpecKind::Window { .. } => {
-                Operator::Window(Box::new(crate::keyed::spec_window::window_operator(s, &spec)?))
+                Operator::Window(Box::new(crate::keyed::spec::window::window_operator(s, &spec)?))
             }
         };
         let raw_out = match &operator {

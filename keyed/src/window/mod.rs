@@ -47,7 +47,6 @@
 mod acc;
 pub mod assign;
 mod fire;
-mod minmax;
 mod snap;
 mod state;
 

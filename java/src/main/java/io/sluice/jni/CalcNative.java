@@ -1,8 +1,8 @@
 package io.sluice.jni;
 
 /**
- * A native Calc program (ffi/src/jni/calc.rs over ffi/src/calc): one
- * expression per output column (grammar in ffi/src/calc/spec.rs, a subset of
+ * A native Calc program (ffi/src/jni/calc_native over engine/src/calc): one
+ * expression per output column (grammar in engine/src/calc/spec.rs, a subset of
  * Flink SQL: {@code MD5(s)}, {@code SHA2(s, 256)}, {@code SHA2(s, w)},
  * {@code CONCAT(a, '-', b)}, {@code CONCAT_WS('|', a, b)}, {@code POSITION(x IN s)},
  * {@code LOCATE(x, s[, from])}, {@code s LIKE p [ESCAPE 'c']}, {@code REPLACE(s, a, b)},

@@ -14,7 +14,7 @@ import org.apache.flink.table.data.binary.BinarySegmentUtils;
  * VARBINARY one {@code byte[]} of values back to back and {@code int[]}
  * offsets, for fixed-width types a primitive array — plus one NULL flag byte
  * per row. Native code pins these few arrays for one call and wraps them as
- * Arrow buffers without copying (ffi/src/calc/columns.rs), so each string is
+ * Arrow buffers without copying (engine/src/calc/input/columns.rs), so each string is
  * copied exactly once: row → this batch's array.
  *
  * <p>Reading allocates nothing per row: the NULL bit and fixed-width values
@@ -22,7 +22,7 @@ import org.apache.flink.table.data.binary.BinarySegmentUtils;
  * {@code getLong} (Flink's layout: high bit set = up to 7 bytes inline, length
  * in bits 56..62; else {@code offset << 32 | length} into the row's variable
  * part, which may span segments). Arrays grow geometrically and are reused.
- * Kind codes match ffi/src/calc/columns.rs {@code ColumnKind}.
+ * Kind codes match engine/src/calc/input/columns.rs {@code ColumnKind}.
  */
 public final class ColumnBatch {
     /** CHAR / VARCHAR: UTF-8 bytes + offsets. */

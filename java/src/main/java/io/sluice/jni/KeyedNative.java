@@ -10,7 +10,7 @@ import org.apache.flink.table.types.logical.RowType;
  * {@code KeyedRowOperator}): rows in, changelog rows out, event time advanced
  * by watermarks, state snapshotted and restored per Flink key group.
  *
- * <p>The spec grammar is documented in engine/src/keyed/spec.rs, e.g.
+ * <p>The spec grammar is documented in engine/src/keyed/spec/mod.rs, e.g.
  * {@code group_agg keys=0 aggs=count(*),sum(2) max_parallelism=128}. Key
  * groups are Flink's for the {@code BinaryRowData} projection of the key
  * columns (see {@link io.sluice.flink.keyed.KeyProjection}).

@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Native operator specs (ffi/src/operator/spec.rs) from SQL-like aggregate
+ * Native operator specs (engine/src/keyed/spec/mod.rs) from SQL-like aggregate
  * calls and column names.
  */
 public final class KeyedSpecs {

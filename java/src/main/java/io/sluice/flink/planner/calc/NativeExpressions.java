@@ -15,7 +15,7 @@ import io.sluice.flink.planner.PlanContext;
 
 /**
  * Translates Calcite expressions into the native Calc program's expression text
- * (ffi/src/calc/spec.rs): input references as {@code $i}, string and INT literals, and calls of
+ * (engine/src/calc/spec.rs): input references as {@code $i}, string and INT literals, and calls of
  * MD5, SHA1, SHA2, SHA224/256/384/512 (as SHA2 with that width), CONCAT (not {@code ||}),
  * CONCAT_WS, POSITION, LOCATE, LIKE [ESCAPE], REPLACE and SPLIT_INDEX whose arguments are native
  * too and of the kinds the program takes (strings as CHAR/VARCHAR, widths and indexes as INT).

@@ -17,7 +17,7 @@ import io.sluice.flink.planner.SluicePhysicalRel;
 
 /**
  * A Calc (or the native part of a split one) run by {@code SluiceCalcOperator}: one native
- * expression per output column over the input ({@code $i} references, ffi/src/calc/spec.rs), each
+ * expression per output column over the input ({@code $i} references, engine/src/calc/spec.rs), each
  * typed as Flink types it, and the BOOLEAN output columns that must all be TRUE for a row to
  * pass (a native WHERE; they stay in the row). Plan text:
  * {@code SluiceCalc(select=[...], where=[...])}.

@@ -18,7 +18,7 @@ import io.sluice.flink.planner.PlanContext;
 
 /**
  * A time-ordered {@code StreamPhysicalOverAggregate} → the native {@code over}
- * (engine/src/keyed/spec_over.rs, keyed/src/over), with the frame function
+ * (engine/src/keyed/spec/over.rs, keyed/src/over), with the frame function
  * {@code StreamExecOverAggregate.translateToPlanInternal} picks on both lines:
  * <ul>
  *   <li>{@code ROWS|RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW}: by rowtime

@@ -21,7 +21,7 @@ import io.sluice.flink.planner.SluicePhysicalRel;
  * (Flink's hash exchange on the key, or the singleton exchange of a global aggregate / an OVER
  * without PARTITION BY; for a local/global window pair, a new exchange over the local half's
  * input), row type and changelog traits, plus the native operator spec
- * (engine/src/keyed/spec.rs) it runs. Plan text names it {@code SluiceGroupAggregate},
+ * (engine/src/keyed/spec/mod.rs) it runs. Plan text names it {@code SluiceGroupAggregate},
  * {@code SluiceOverAggregate} etc. with the spec as its term.
  */
 public final class StreamPhysicalSluiceKeyed extends SluicePhysicalRel {

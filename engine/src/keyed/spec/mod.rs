@@ -32,7 +32,7 @@
 //!                             (Flink 2.x) or answered with -U prev, +U cur (Flink 1.20);
 //!                             default drop
 //! over:                       agg OVER (PARTITION BY keys ORDER BY time ROWS|RANGE …): see
-//!                             [`spec_over`](super::spec_over) for its options
+//!                             [`over`] for its options
 //! topn:                       ROW_NUMBER() OVER (PARTITION BY keys ORDER BY order) in a
 //!                             constant rank range (keys= may be empty: no PARTITION BY)
 //!   order=sort ( ',' sort )*  required; sort := column [':asc'|':desc'] [':nulls_first'|':nulls_last'];
@@ -44,7 +44,7 @@
 //!   rank_start=1..            first emitted rank; default 1
 //!   rank_end=N                last emitted rank; required unless n= is given
 //!   rank_number=bool          append the rank (Int64, `rank_number`); default false
-//! window:                     the window TVF aggregate; grammar in `spec_window`
+//! window:                     the window TVF aggregate; grammar in `window`
 //! ```
 //!
 //! Output rows: `group_agg` emits the key columns (input fields) then one
@@ -66,6 +66,9 @@ use arrow_schema::Schema;
 use sluice_keyed::{AggSpec, DedupOrder, Keep, SortColumn, StateBackendKind, TopNStrategy};
 
 use crate::error::{Error, Result};
+
+pub mod over;
+pub(crate) mod window;
 
 /// Flink's `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM`.
 const MAX_MAX_PARALLELISM: i32 = 1 << 15;
@@ -125,9 +128,9 @@ pub enum SpecKind {
         /// Append the rank number column.
         rank_number: bool,
     },
-    /// `over` (see [`spec_over`](crate::keyed::spec_over)).
-    Over(crate::keyed::spec_over::OverSpec),
-    /// `window` (grammar in `engine/src/keyed/spec_window.rs`).
+    /// `over` (see [`over`]).
+    Over(over::OverSpec),
+    /// `window` (grammar in `engine/src/keyed/spec/window.rs`).
     Window {
         /// The window TVF.
         window: sluice_keyed::WindowSpec,
@@ -177,8 +180,8 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
         "normalize" => &["equal_update_after"],
         "dedup" => &["keep", "order", "insert", "backend"],
         "topn" => TOPN_OPTIONS,
-        "over" => crate::keyed::spec_over::OVER_OPTIONS,
-        "window" => crate::keyed::spec_window::WINDOW_OPTIONS,
+        "over" => over::OVER_OPTIONS,
+        "window" => window::WINDOW_OPTIONS,
         other => {
             return Err(spec_err(format!("unknown operator `{other}` (expected group_agg, normalize, dedup or topn)")))
         }
@@ -221,8 +224,8 @@ pub fn parse(spec: &str, schema: &Schema) -> Result<OperatorSpec> {
             },
         },
         "topn" => topn_kind(&get, schema)?,
-        "over" => SpecKind::Over(crate::keyed::spec_over::over_kind(&get, schema)?),
-        "window" => crate::keyed::spec_window::window_kind(&get, schema)?,
+        "over" => SpecKind::Over(over::over_kind(&get, schema)?),
+        "window" => window::window_kind(&get, schema)?,
         _ => SpecKind::Dedup {
             keep: match require("keep")? {
                 "first" => Keep::First,

@@ -25,8 +25,8 @@
 use arrow_schema::{Schema, SchemaRef};
 use sluice_keyed::{AggSpec, OverAggregate, OverFrame, OverOptions, OverTime};
 
+use super::{call, column, plain_aggs, spec_err, OperatorSpec};
 use crate::error::Result;
-use crate::keyed::spec::{call, column, plain_aggs, spec_err, OperatorSpec};
 
 /// The options of `over` (besides the common ones).
 pub(crate) const OVER_OPTIONS: &[&str] = &["order", "frame", "preceding", "aggs"];

@@ -28,8 +28,8 @@
 use arrow_schema::{Schema, SchemaRef};
 use sluice_keyed::{WindowAggOptions, WindowAggregate, WindowSpec};
 
+use super::{column, plain_aggs, spec_err, OperatorSpec, SpecKind};
 use crate::error::{Error, Result};
-use crate::keyed::spec::{column, plain_aggs, spec_err, OperatorSpec, SpecKind};
 
 /// The options of `window`.
 pub(crate) const WINDOW_OPTIONS: &[&str] = &["rowtime", "window", "aggs", "offset", "window_time", "attached"];

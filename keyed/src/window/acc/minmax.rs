@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use arrow_buffer::NullBuffer;
 
-use super::acc::{expect_tag, push_num, Col, WinAcc};
+use super::{expect_tag, push_num, Col, WinAcc};
 use crate::agg::VType;
 use crate::error::{invalid_arg, Result};
 use crate::group_agg::drive::OutBuf;

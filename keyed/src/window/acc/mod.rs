@@ -38,7 +38,9 @@ use arrow_array::{Array, ArrayRef, LargeStringArray, StringArray, StringViewArra
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
-use super::minmax::{MinMax, MinMaxStr};
+mod minmax;
+
+use self::minmax::{MinMax, MinMaxStr};
 use crate::agg::{AggKind, Resolved, VType};
 use crate::error::{invalid_arg, Result};
 use crate::group_agg::drive::OutBuf;
