@@ -16,13 +16,13 @@ const MD5_IV: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 /// SHA-1 initial state (FIPS 180-4 §5.3.1).
 const SHA1_IV: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
 /// SHA-224 initial state (FIPS 180-4 §5.3.2).
-const SHA224_IV: [u32; 8] =
+pub(crate) const SHA224_IV: [u32; 8] =
     [0xc105_9ed8, 0x367c_d507, 0x3070_dd17, 0xf70e_5939, 0xffc0_0b31, 0x6858_1511, 0x64f9_8fa7, 0xbefa_4fa4];
 /// SHA-256 initial state (FIPS 180-4 §5.3.3).
-const SHA256_IV: [u32; 8] =
+pub(crate) const SHA256_IV: [u32; 8] =
     [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19];
 /// SHA-384 initial state (FIPS 180-4 §5.3.4).
-const SHA384_IV: [u64; 8] = [
+pub(crate) const SHA384_IV: [u64; 8] = [
     0xcbbb_9d5d_c105_9ed8,
     0x629a_292a_367c_d507,
     0x9159_015a_3070_dd17,
@@ -33,7 +33,7 @@ const SHA384_IV: [u64; 8] = [
     0x47b5_481d_befa_4fa4,
 ];
 /// SHA-512 initial state (FIPS 180-4 §5.3.5).
-const SHA512_IV: [u64; 8] = [
+pub(crate) const SHA512_IV: [u64; 8] = [
     0x6a09_e667_f3bc_c908,
     0xbb67_ae85_84ca_a73b,
     0x3c6e_f372_fe94_f82b,
@@ -47,41 +47,41 @@ const SHA512_IV: [u64; 8] = [
 /// The largest digest (SHA-512), in bytes.
 pub(crate) const MAX_DIGEST: usize = 64;
 
-/// Hashes a 64-byte-block message: full blocks straight from `data`, then the
-/// tail and padding from one or two stack blocks. `BE` selects the length
-/// encoding (big-endian for SHA, little-endian for MD5).
+/// Hashes a message of `B`-byte blocks: full blocks straight from `data`,
+/// then the tail and padding from one or two stack blocks, which end with
+/// the message length in bits as the `L` bytes `len_field` gives.
 #[inline(always)]
-fn md64<S, const BE: bool>(state: &mut S, data: &[u8], compress: impl Fn(&mut S, &[[u8; 64]])) {
-    let (blocks, rest) = data.as_chunks::<64>();
+fn md<S, const B: usize, const L: usize>(
+    state: &mut S,
+    data: &[u8],
+    compress: impl Fn(&mut S, &[[u8; B]]),
+    len_field: impl Fn(u128) -> [u8; L],
+) {
+    let (blocks, rest) = data.as_chunks::<B>();
     if !blocks.is_empty() {
         compress(state, blocks);
     }
-    let mut tail = [[0u8; 64]; 2];
+    let mut tail = [[0u8; B]; 2];
     let flat = tail.as_flattened_mut();
     flat[..rest.len()].copy_from_slice(rest);
     flat[rest.len()] = 0x80;
-    let n = if rest.len() < 56 { 1 } else { 2 };
-    let bits = (data.len() as u64).wrapping_mul(8);
-    let len_bytes = if BE { bits.to_be_bytes() } else { bits.to_le_bytes() };
-    flat[n * 64 - 8..n * 64].copy_from_slice(&len_bytes);
+    let n = if rest.len() < B - L { 1 } else { 2 };
+    let bits = (data.len() as u128).wrapping_mul(8);
+    flat[n * B - L..n * B].copy_from_slice(&len_field(bits));
     compress(state, &tail[..n]);
 }
 
-/// The same for SHA-384/512's 128-byte blocks and 128-bit length.
+/// [`md`] for 64-byte blocks and a 64-bit length, big-endian (`BE`, SHA) or
+/// little-endian (MD5).
+#[inline(always)]
+fn md64<S, const BE: bool>(state: &mut S, data: &[u8], compress: impl Fn(&mut S, &[[u8; 64]])) {
+    md(state, data, compress, |bits| if BE { (bits as u64).to_be_bytes() } else { (bits as u64).to_le_bytes() });
+}
+
+/// [`md`] for SHA-384/512's 128-byte blocks and 128-bit length.
 #[inline(always)]
 fn md128(state: &mut [u64; 8], data: &[u8]) {
-    let (blocks, rest) = data.as_chunks::<128>();
-    if !blocks.is_empty() {
-        sha2::block_api::compress512(state, blocks);
-    }
-    let mut tail = [[0u8; 128]; 2];
-    let flat = tail.as_flattened_mut();
-    flat[..rest.len()].copy_from_slice(rest);
-    flat[rest.len()] = 0x80;
-    let n = if rest.len() < 112 { 1 } else { 2 };
-    let bits = (data.len() as u128).wrapping_mul(8);
-    flat[n * 128 - 16..n * 128].copy_from_slice(&bits.to_be_bytes());
-    sha2::block_api::compress512(state, &tail[..n]);
+    md(state, data, sha2::block_api::compress512, u128::to_be_bytes);
 }
 
 /// MD5 of `data` (RFC 1321).
@@ -96,50 +96,57 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
     out
 }
 
+/// A SHA-1/SHA-2 digest of 64-byte blocks: `data` hashed from `iv` with
+/// `compress`, then the first `B` bytes of the state, big-endian (SHA-224
+/// is SHA-256's state cut to 28 bytes).
+#[inline(always)]
+fn sha_md64<const N: usize, const B: usize>(
+    iv: [u32; N],
+    data: &[u8],
+    compress: impl Fn(&mut [u32; N], &[[u8; 64]]),
+) -> [u8; B] {
+    let mut s = iv;
+    md64::<_, true>(&mut s, data, compress);
+    be32(&s)
+}
+
+/// A SHA-2 digest of 128-byte blocks: the first `B` bytes of the state,
+/// big-endian (SHA-384 is SHA-512's state cut to 48 bytes).
+#[inline(always)]
+fn sha_md128<const B: usize>(iv: [u64; 8], data: &[u8]) -> [u8; B] {
+    let mut s = iv;
+    md128(&mut s, data);
+    be64(&s)
+}
+
 /// SHA-1 of `data` (FIPS 180-4).
 #[inline]
 pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
-    let mut s = SHA1_IV;
-    md64::<_, true>(&mut s, data, sha1::block_api::compress);
-    be32(&s)
+    sha_md64(SHA1_IV, data, sha1::block_api::compress)
 }
 
 /// SHA-224 of `data`.
 #[inline]
 pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
-    let mut s = SHA224_IV;
-    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
-    let full: [u8; 32] = be32(&s);
-    let mut out = [0u8; 28];
-    out.copy_from_slice(&full[..28]);
-    out
+    sha_md64(SHA224_IV, data, sha2::block_api::compress256)
 }
 
 /// SHA-256 of `data`.
 #[inline]
 pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
-    let mut s = SHA256_IV;
-    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
-    be32(&s)
+    sha_md64(SHA256_IV, data, sha2::block_api::compress256)
 }
 
 /// SHA-384 of `data`.
 #[inline]
 pub(crate) fn sha384(data: &[u8]) -> [u8; 48] {
-    let mut s = SHA384_IV;
-    md128(&mut s, data);
-    let full: [u8; 64] = be64(&s);
-    let mut out = [0u8; 48];
-    out.copy_from_slice(&full[..48]);
-    out
+    sha_md128(SHA384_IV, data)
 }
 
 /// SHA-512 of `data`.
 #[inline]
 pub(crate) fn sha512(data: &[u8]) -> [u8; 64] {
-    let mut s = SHA512_IV;
-    md128(&mut s, data);
-    be64(&s)
+    sha_md128(SHA512_IV, data)
 }
 
 #[inline(always)]
