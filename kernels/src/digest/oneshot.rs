@@ -47,41 +47,41 @@ pub(crate) const SHA512_IV: [u64; 8] = [
 /// The largest digest (SHA-512), in bytes.
 pub(crate) const MAX_DIGEST: usize = 64;
 
-/// Hashes a message of `B`-byte blocks: full blocks straight from `data`,
-/// then the tail and padding from one or two stack blocks, which end with
-/// the message length in bits as the `L` bytes `len_field` gives.
+/// Hashes a 64-byte-block message: full blocks straight from `data`, then the
+/// tail and padding from one or two stack blocks. `BE` selects the length
+/// encoding (big-endian for SHA, little-endian for MD5).
 #[inline(always)]
-fn md<S, const B: usize, const L: usize>(
-    state: &mut S,
-    data: &[u8],
-    compress: impl Fn(&mut S, &[[u8; B]]),
-    len_field: impl Fn(u128) -> [u8; L],
-) {
-    let (blocks, rest) = data.as_chunks::<B>();
+fn md64<S, const BE: bool>(state: &mut S, data: &[u8], compress: impl Fn(&mut S, &[[u8; 64]])) {
+    let (blocks, rest) = data.as_chunks::<64>();
     if !blocks.is_empty() {
         compress(state, blocks);
     }
-    let mut tail = [[0u8; B]; 2];
+    let mut tail = [[0u8; 64]; 2];
     let flat = tail.as_flattened_mut();
     flat[..rest.len()].copy_from_slice(rest);
     flat[rest.len()] = 0x80;
-    let n = if rest.len() < B - L { 1 } else { 2 };
-    let bits = (data.len() as u128).wrapping_mul(8);
-    flat[n * B - L..n * B].copy_from_slice(&len_field(bits));
+    let n = if rest.len() < 56 { 1 } else { 2 };
+    let bits = (data.len() as u64).wrapping_mul(8);
+    let len_bytes = if BE { bits.to_be_bytes() } else { bits.to_le_bytes() };
+    flat[n * 64 - 8..n * 64].copy_from_slice(&len_bytes);
     compress(state, &tail[..n]);
 }
 
-/// [`md`] for 64-byte blocks and a 64-bit length, big-endian (`BE`, SHA) or
-/// little-endian (MD5).
-#[inline(always)]
-fn md64<S, const BE: bool>(state: &mut S, data: &[u8], compress: impl Fn(&mut S, &[[u8; 64]])) {
-    md(state, data, compress, |bits| if BE { (bits as u64).to_be_bytes() } else { (bits as u64).to_le_bytes() });
-}
-
-/// [`md`] for SHA-384/512's 128-byte blocks and 128-bit length.
+/// The same for SHA-384/512's 128-byte blocks and 128-bit length.
 #[inline(always)]
 fn md128(state: &mut [u64; 8], data: &[u8]) {
-    md(state, data, sha2::block_api::compress512, u128::to_be_bytes);
+    let (blocks, rest) = data.as_chunks::<128>();
+    if !blocks.is_empty() {
+        sha2::block_api::compress512(state, blocks);
+    }
+    let mut tail = [[0u8; 128]; 2];
+    let flat = tail.as_flattened_mut();
+    flat[..rest.len()].copy_from_slice(rest);
+    flat[rest.len()] = 0x80;
+    let n = if rest.len() < 112 { 1 } else { 2 };
+    let bits = (data.len() as u128).wrapping_mul(8);
+    flat[n * 128 - 16..n * 128].copy_from_slice(&bits.to_be_bytes());
+    sha2::block_api::compress512(state, &tail[..n]);
 }
 
 /// MD5 of `data` (RFC 1321).
@@ -97,8 +97,7 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
 }
 
 /// A SHA-1/SHA-2 digest of 64-byte blocks: `data` hashed from `iv` with
-/// `compress`, then the first `B` bytes of the state, big-endian (SHA-224
-/// is SHA-256's state cut to 28 bytes).
+/// `compress`, then the first `B` bytes of the state, big-endian.
 #[inline(always)]
 fn sha_md64<const N: usize, const B: usize>(
     iv: [u32; N],
@@ -111,7 +110,7 @@ fn sha_md64<const N: usize, const B: usize>(
 }
 
 /// A SHA-2 digest of 128-byte blocks: the first `B` bytes of the state,
-/// big-endian (SHA-384 is SHA-512's state cut to 48 bytes).
+/// big-endian.
 #[inline(always)]
 fn sha_md128<const B: usize>(iv: [u64; 8], data: &[u8]) -> [u8; B] {
     let mut s = iv;
@@ -125,10 +124,19 @@ pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
     sha_md64(SHA1_IV, data, sha1::block_api::compress)
 }
 
+/// The first `B` bytes of a digest of `M` (SHA-224 and SHA-384 keep a
+/// prefix of their whole state).
+#[inline(always)]
+fn prefix<const M: usize, const B: usize>(full: [u8; M]) -> [u8; B] {
+    let mut out = [0u8; B];
+    out.copy_from_slice(&full[..B]);
+    out
+}
+
 /// SHA-224 of `data`.
 #[inline]
 pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
-    sha_md64(SHA224_IV, data, sha2::block_api::compress256)
+    prefix::<32, 28>(sha_md64(SHA224_IV, data, sha2::block_api::compress256))
 }
 
 /// SHA-256 of `data`.
@@ -140,7 +148,7 @@ pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
 /// SHA-384 of `data`.
 #[inline]
 pub(crate) fn sha384(data: &[u8]) -> [u8; 48] {
-    sha_md128(SHA384_IV, data)
+    prefix::<64, 48>(sha_md128(SHA384_IV, data))
 }
 
 /// SHA-512 of `data`.
