@@ -87,7 +87,8 @@ fn naive_utf16(b: &Utf16Batch) -> ArrayRef {
 
 fn digest_cases(cfg: &Config, cases: &mut Vec<Case>) {
     type Kernel = fn(&dyn Datum) -> sluice_kernels::Result<ArrayRef>;
-    let algorithms: [(&str, &'static str, Kernel, fn(&ArrayRef) -> ArrayRef); 2] = [
+    type Reference = fn(&ArrayRef) -> ArrayRef;
+    let algorithms: [(&str, &'static str, Kernel, Reference); 2] = [
         ("md5", "md-5 + hex::encode per row", sluice_kernels::digest::md5, naive_digest::<Md5>),
         ("sha256", "sha2 + hex::encode per row", sluice_kernels::digest::sha256, naive_digest::<Sha256>),
     ];
