@@ -17,7 +17,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use sluice_keyed::{FlinkKeyEncoder, KeyBlock, KeyEncoder as _};
 use sluice_transpose::{FlinkType, KeyEncoder, RowConverter, TypeKind};
 
-use crate::transpose::gen;
+use crate::transpose::{decimal_kind, gen, NUMERIC_KINDS};
 
 /// One batch of key columns.
 #[derive(Arbitrary, Debug, Clone)]
@@ -40,20 +40,11 @@ pub struct Input {
 
 fn key_kind(k: u8, p: u8) -> TypeKind {
     match k % 14 {
-        0 => TypeKind::Boolean,
-        1 => TypeKind::TinyInt,
-        2 => TypeKind::SmallInt,
-        3 => TypeKind::Int,
-        4 => TypeKind::BigInt,
-        5 => TypeKind::Float,
-        6 => TypeKind::Double,
+        k @ 0..=6 => NUMERIC_KINDS[usize::from(k)].clone(),
         7 => TypeKind::Date,
         8 => TypeKind::Time(3),
         9 => TypeKind::Timestamp(3),
-        10 => {
-            let precision = p % 18 + 1;
-            TypeKind::Decimal { precision, scale: (p / 18) % (precision + 1) }
-        }
+        10 => decimal_kind(p, 18),
         11 => TypeKind::VarBinary(i32::MAX as u32),
         _ => TypeKind::VarChar(i32::MAX as u32),
     }

@@ -47,19 +47,28 @@ pub struct FieldSpec {
     pub not_null: bool,
 }
 
+/// The fixed-width numeric kinds the type tables here and in
+/// [`crate::key_groups`] start with (kinds 0 to 6).
+pub(crate) const NUMERIC_KINDS: [TypeKind; 7] = [
+    TypeKind::Boolean,
+    TypeKind::TinyInt,
+    TypeKind::SmallInt,
+    TypeKind::Int,
+    TypeKind::BigInt,
+    TypeKind::Float,
+    TypeKind::Double,
+];
+
+/// A DECIMAL of precision `1..=max_precision` and a scale up to it, from `p`.
+pub(crate) fn decimal_kind(p: u8, max_precision: u8) -> TypeKind {
+    let precision = p % max_precision + 1;
+    TypeKind::Decimal { precision, scale: (p / max_precision) % (precision + 1) }
+}
+
 fn scalar_kind(k: u8, p: u8) -> TypeKind {
     match k % 17 {
-        0 => TypeKind::Boolean,
-        1 => TypeKind::TinyInt,
-        2 => TypeKind::SmallInt,
-        3 => TypeKind::Int,
-        4 => TypeKind::BigInt,
-        5 => TypeKind::Float,
-        6 => TypeKind::Double,
-        7 => {
-            let precision = p % 38 + 1;
-            TypeKind::Decimal { precision, scale: (p / 38) % (precision + 1) }
-        }
+        k @ 0..=6 => NUMERIC_KINDS[usize::from(k)].clone(),
+        7 => decimal_kind(p, 38),
         8 => TypeKind::Char(u32::from(p % 16) + 1),
         9 => TypeKind::VarChar(if p.is_multiple_of(2) { i32::MAX as u32 } else { u32::from(p) + 1 }),
         10 => TypeKind::Binary(u32::from(p % 24) + 1),

@@ -52,77 +52,57 @@ fn row_reader_nan_map_key_canonicalised() {
     sluice_fuzz::transpose::check_reader(&input);
 }
 
-/// The spec text `) …`: its first word is `)`, and the parser's error
-/// ``unknown operator `)` `` does name it. The check split the text at
-/// `=,()` as well as whitespace before looking for a fragment in the
-/// message, so a word made only of those characters vanished; it now also
-/// looks for whole words (the parser's behaviour is correct).
-#[test]
-fn operator_spec_operator_word_is_a_separator() {
-    let input: sluice_fuzz::operator_spec::Input =
-        replay(include_bytes!("../corpus/operator_spec/seed-crash-operator-word-is-a-separator"));
-    assert!(input.text.starts_with(')'), "{:?}", input.text);
-    sluice_fuzz::operator_spec::check(&input);
+/// One test per `operator_spec` crash file `$file`: replays it, asserts
+/// that its input is the one the test is about (`$is_the_case`), and runs
+/// the check on it.
+macro_rules! operator_spec_regressions {
+    ($($(#[$doc:meta])* $name:ident: $file:literal, $is_the_case:expr;)*) => {$(
+        $(#[$doc])*
+        #[test]
+        fn $name() {
+            let input: sluice_fuzz::operator_spec::Input =
+                replay(include_bytes!(concat!("../corpus/operator_spec/", $file)));
+            let is_the_case: fn(&sluice_fuzz::operator_spec::Input) -> bool = $is_the_case;
+            assert!(is_the_case(&input), "{:?}", input.text);
+            sluice_fuzz::operator_spec::check(&input);
+        }
+    )*};
 }
 
-/// The spec text `group_agg keys= aggs=count(*),`: the parser failed with
-/// ``aggregate `` is not function(column)``, which names nothing of the text.
-/// Fixed in the parser (`sluice-ffi`, `empty_aggregate_names_the_aggs_list`):
-/// an empty entry of `aggs=` now names the list.
-#[test]
-fn operator_spec_empty_aggregate_unnamed() {
-    let input: sluice_fuzz::operator_spec::Input =
-        replay(include_bytes!("../corpus/operator_spec/seed-crash-empty-aggregate-unnamed"));
-    assert!(input.text.contains("aggs=count(*),"), "{:?}", input.text);
-    sluice_fuzz::operator_spec::check(&input);
-}
-
-/// 30-minute ASan run, late 2026-11-30: `aggs==` failed with "aggregate `=`
-/// is not function(column)", which the check could not tie to the text.
-/// Fixed in the parser (`a_malformed_aggregate_names_the_aggs_value`): the
-/// message quotes the whole `aggs=` value.
-#[test]
-fn operator_spec_aggs_equals() {
-    let input: sluice_fuzz::operator_spec::Input =
-        replay(include_bytes!("../corpus/operator_spec/seed-crash-aggs-equals"));
-    assert!(input.text.contains("aggs=="), "{:?}", input.text);
-    sluice_fuzz::operator_spec::check(&input);
-}
-
-/// `group_agg keys= aggs=count(*)` on a schema with no fields and a batch of
-/// one row: the key encoder counted rows from the first column, found none
-/// and `GroupAggregate::process` panicked indexing the key block. Fixed in
-/// `sluice-keyed` (`global_aggregate_of_a_zero_column_batch`).
-#[test]
-fn operator_spec_zero_column_global_aggregate() {
-    let input: sluice_fuzz::operator_spec::Input =
-        replay(include_bytes!("../corpus/operator_spec/seed-crash-zero-column-global-aggregate"));
-    assert_eq!(input.fields % 6, 0);
-    assert!(input.text.starts_with("group_agg keys= aggs=count(*)"), "{:?}", input.text);
-    sluice_fuzz::operator_spec::check(&input);
-}
-
-/// `aggs=count(*),)`: the parser's "aggregate `)` is not function(column)"
-/// names the entry `)`, but the check split values at `(` and `)` too and
-/// found no fragment; it now also looks for whole list entries (a check false
-/// positive; the parser is right).
-#[test]
-fn operator_spec_aggregate_entry_is_a_paren() {
-    let input: sluice_fuzz::operator_spec::Input =
-        replay(include_bytes!("../corpus/operator_spec/seed-crash-aggregate-entry-is-a-paren"));
-    assert!(input.text.contains("count(*),)"), "{:?}", input.text);
-    sluice_fuzz::operator_spec::check(&input);
-}
-
-/// `aggs=(2)`: the parser said "unknown aggregate ``", naming nothing of the
-/// text; it now names the entry (`sluice-ffi`,
-/// `unknown_aggregate_names_the_entry`).
-#[test]
-fn operator_spec_unknown_aggregate_empty_name() {
-    let input: sluice_fuzz::operator_spec::Input =
-        replay(include_bytes!("../corpus/operator_spec/seed-crash-unknown-aggregate-empty-name"));
-    assert!(input.text.contains("aggs=(2)"), "{:?}", input.text);
-    sluice_fuzz::operator_spec::check(&input);
+operator_spec_regressions! {
+    /// The spec text `) …`: its first word is `)`, and the parser's error
+    /// ``unknown operator `)` `` does name it. The check split the text at
+    /// `=,()` as well as whitespace before looking for a fragment in the
+    /// message, so a word made only of those characters vanished; it now also
+    /// looks for whole words (the parser's behaviour is correct).
+    operator_spec_operator_word_is_a_separator: "seed-crash-operator-word-is-a-separator", |i| i.text.starts_with(')');
+    /// The spec text `group_agg keys= aggs=count(*),`: the parser failed with
+    /// ``aggregate `` is not function(column)``, which names nothing of the text.
+    /// Fixed in the parser (`sluice-ffi`, `empty_aggregate_names_the_aggs_list`):
+    /// an empty entry of `aggs=` now names the list.
+    operator_spec_empty_aggregate_unnamed: "seed-crash-empty-aggregate-unnamed", |i| i.text.contains("aggs=count(*),");
+    /// 30-minute ASan run, late 2026-11-30: `aggs==` failed with "aggregate `=`
+    /// is not function(column)", which the check could not tie to the text.
+    /// Fixed in the parser (`a_malformed_aggregate_names_the_aggs_value`): the
+    /// message quotes the whole `aggs=` value.
+    operator_spec_aggs_equals: "seed-crash-aggs-equals", |i| i.text.contains("aggs==");
+    /// `group_agg keys= aggs=count(*)` on a schema with no fields and a batch of
+    /// one row: the key encoder counted rows from the first column, found none
+    /// and `GroupAggregate::process` panicked indexing the key block. Fixed in
+    /// `sluice-keyed` (`global_aggregate_of_a_zero_column_batch`).
+    operator_spec_zero_column_global_aggregate: "seed-crash-zero-column-global-aggregate",
+        |i| i.fields % 6 == 0 && i.text.starts_with("group_agg keys= aggs=count(*)");
+    /// `aggs=count(*),)`: the parser's "aggregate `)` is not function(column)"
+    /// names the entry `)`, but the check split values at `(` and `)` too and
+    /// found no fragment; it now also looks for whole list entries (a check false
+    /// positive; the parser is right).
+    operator_spec_aggregate_entry_is_a_paren: "seed-crash-aggregate-entry-is-a-paren",
+        |i| i.text.contains("count(*),)");
+    /// `aggs=(2)`: the parser said "unknown aggregate ``", naming nothing of the
+    /// text; it now names the entry (`sluice-ffi`,
+    /// `unknown_aggregate_names_the_entry`).
+    operator_spec_unknown_aggregate_empty_name: "seed-crash-unknown-aggregate-empty-name",
+        |i| i.text.contains("aggs=(2)");
 }
 
 /// The window model check over each window kind, with a restore in the middle

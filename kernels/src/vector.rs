@@ -58,38 +58,49 @@ pub(crate) trait Vector: Copy {
     unsafe fn narrow_u16(lo: Self, hi: Self) -> Self;
 }
 
+/// The [`Vector`] methods that are one intrinsic each on every ISA (load,
+/// store, OR, XOR), for the impl of `$v` with `$bytes`-byte registers.
 #[cfg(target_arch = "x86_64")]
-mod x86_64_sse2 {
+macro_rules! one_intrinsic_ops {
+    ($v:ty, $bytes:literal, $load:ident, $store:ident, $or:ident, $xor:ident) => {
+        const BYTES: usize = $bytes;
+
+        #[inline(always)]
+        unsafe fn load_unaligned(data: *const u8) -> $v {
+            // SAFETY: the caller guarantees `BYTES` readable bytes and the
+            // ISA.
+            unsafe { $load(data.cast()) }
+        }
+
+        #[inline(always)]
+        unsafe fn store_unaligned(self, data: *mut u8) {
+            // SAFETY: the caller guarantees `BYTES` writable bytes and the
+            // ISA.
+            unsafe { $store(data.cast(), self) }
+        }
+
+        #[inline(always)]
+        unsafe fn or(self, other: $v) -> $v {
+            // SAFETY: the ISA is supplied by the caller.
+            unsafe { $or(self, other) }
+        }
+
+        #[inline(always)]
+        unsafe fn xor(self, other: $v) -> $v {
+            // SAFETY: the ISA is supplied by the caller.
+            unsafe { $xor(self, other) }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86_64 {
     use core::arch::x86_64::*;
 
     use super::Vector;
 
     impl Vector for __m128i {
-        const BYTES: usize = 16;
-
-        #[inline(always)]
-        unsafe fn load_unaligned(data: *const u8) -> __m128i {
-            // SAFETY: the caller guarantees 16 readable bytes and SSE2.
-            unsafe { _mm_loadu_si128(data.cast()) }
-        }
-
-        #[inline(always)]
-        unsafe fn store_unaligned(self, data: *mut u8) {
-            // SAFETY: the caller guarantees 16 writable bytes and SSE2.
-            unsafe { _mm_storeu_si128(data.cast(), self) }
-        }
-
-        #[inline(always)]
-        unsafe fn or(self, other: __m128i) -> __m128i {
-            // SAFETY: SSE2 is supplied by the caller.
-            unsafe { _mm_or_si128(self, other) }
-        }
-
-        #[inline(always)]
-        unsafe fn xor(self, other: __m128i) -> __m128i {
-            // SAFETY: SSE2 is supplied by the caller (baseline on x86_64).
-            unsafe { _mm_xor_si128(self, other) }
-        }
+        one_intrinsic_ops!(__m128i, 16, _mm_loadu_si128, _mm_storeu_si128, _mm_or_si128, _mm_xor_si128);
 
         #[inline(always)]
         unsafe fn is_zero(self) -> bool {
@@ -115,40 +126,9 @@ mod x86_64_sse2 {
             unsafe { _mm_packus_epi16(lo, hi) }
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86_64_avx2 {
-    use core::arch::x86_64::*;
-
-    use super::Vector;
 
     impl Vector for __m256i {
-        const BYTES: usize = 32;
-
-        #[inline(always)]
-        unsafe fn load_unaligned(data: *const u8) -> __m256i {
-            // SAFETY: the caller guarantees 32 readable bytes and AVX2.
-            unsafe { _mm256_loadu_si256(data.cast()) }
-        }
-
-        #[inline(always)]
-        unsafe fn store_unaligned(self, data: *mut u8) {
-            // SAFETY: the caller guarantees 32 writable bytes and AVX2.
-            unsafe { _mm256_storeu_si256(data.cast(), self) }
-        }
-
-        #[inline(always)]
-        unsafe fn or(self, other: __m256i) -> __m256i {
-            // SAFETY: AVX2 is supplied by the caller.
-            unsafe { _mm256_or_si256(self, other) }
-        }
-
-        #[inline(always)]
-        unsafe fn xor(self, other: __m256i) -> __m256i {
-            // SAFETY: AVX2 is supplied by the caller.
-            unsafe { _mm256_xor_si256(self, other) }
-        }
+        one_intrinsic_ops!(__m256i, 32, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_or_si256, _mm256_xor_si256);
 
         #[inline(always)]
         unsafe fn is_zero(self) -> bool {
@@ -176,43 +156,12 @@ mod x86_64_avx2 {
             }
         }
     }
-}
 
-// AVX-512 intrinsics are stable since Rust 1.89; the workspace declares
-// 1.88 (see the encode report: rust-version should be raised to 1.89).
-#[cfg(target_arch = "x86_64")]
-#[allow(clippy::incompatible_msrv)]
-mod x86_64_avx512 {
-    use core::arch::x86_64::*;
-
-    use super::Vector;
-
+    // AVX-512 intrinsics are stable since Rust 1.89; the workspace declares
+    // 1.88 (see the encode report: rust-version should be raised to 1.89).
+    #[allow(clippy::incompatible_msrv)]
     impl Vector for __m512i {
-        const BYTES: usize = 64;
-
-        #[inline(always)]
-        unsafe fn load_unaligned(data: *const u8) -> __m512i {
-            // SAFETY: the caller guarantees 64 readable bytes and AVX-512F.
-            unsafe { _mm512_loadu_si512(data.cast()) }
-        }
-
-        #[inline(always)]
-        unsafe fn store_unaligned(self, data: *mut u8) {
-            // SAFETY: the caller guarantees 64 writable bytes and AVX-512F.
-            unsafe { _mm512_storeu_si512(data.cast(), self) }
-        }
-
-        #[inline(always)]
-        unsafe fn or(self, other: __m512i) -> __m512i {
-            // SAFETY: AVX-512F is supplied by the caller.
-            unsafe { _mm512_or_si512(self, other) }
-        }
-
-        #[inline(always)]
-        unsafe fn xor(self, other: __m512i) -> __m512i {
-            // SAFETY: AVX-512F is supplied by the caller.
-            unsafe { _mm512_xor_si512(self, other) }
-        }
+        one_intrinsic_ops!(__m512i, 64, _mm512_loadu_si512, _mm512_storeu_si512, _mm512_or_si512, _mm512_xor_si512);
 
         #[inline(always)]
         unsafe fn is_zero(self) -> bool {

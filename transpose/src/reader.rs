@@ -155,6 +155,18 @@ pub struct BinaryRow<'a> {
     arity: usize,
 }
 
+/// The getters of [`BinaryRow`]'s fixed-width little-endian fields.
+macro_rules! le_getters {
+    ($($(#[$doc:meta])* $name:ident -> $t:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self, i: usize) -> Result<$t, Error> {
+                self.field(i, le_at::<{ size_of::<$t>() }>).map(<$t>::from_le_bytes)
+            }
+        )*
+    };
+}
+
 impl<'a> BinaryRow<'a> {
     /// Views `bytes` as a row of `arity` fields.
     ///
@@ -224,83 +236,61 @@ impl<'a> BinaryRow<'a> {
         crate::layout::null_bits_width(self.arity) + 8 * i
     }
 
-    fn check(&self, i: usize) -> Result<usize, Error> {
+    /// Reads field `i` with `read(row bytes, slot position)`, after checking
+    /// `i` against the arity; a fault names the field.
+    #[inline]
+    fn field<T>(&self, i: usize, read: impl FnOnce(&'a [u8], usize) -> Result<T, Fault>) -> Result<T, Error> {
         if i >= self.arity {
             return Err(Error::InvalidArgument(format!("field {i} of a row of arity {}", self.arity)));
         }
-        Ok(self.slot(i))
-    }
-
-    fn wrap<T>(&self, i: usize, r: Result<T, Fault>) -> Result<T, Error> {
-        r.map_err(|f| f.at(0, &i.to_string()))
+        read(self.bytes, self.slot(i)).map_err(|f| f.at(0, &i.to_string()))
     }
 
     /// BOOLEAN field `i`.
     pub fn get_bool(&self, i: usize) -> Result<bool, Error> {
-        let p = self.check(i)?;
-        Ok(self.wrap(i, le_at::<1>(self.bytes, p))?[0] != 0)
+        Ok(self.field(i, le_at::<1>)?[0] != 0)
     }
-    /// TINYINT field `i`.
-    pub fn get_i8(&self, i: usize) -> Result<i8, Error> {
-        let p = self.check(i)?;
-        Ok(i8::from_le_bytes(self.wrap(i, le_at::<1>(self.bytes, p))?))
+
+    le_getters! {
+        /// TINYINT field `i`.
+        get_i8 -> i8;
+        /// SMALLINT field `i`.
+        get_i16 -> i16;
+        /// INT / DATE / TIME field `i`.
+        get_i32 -> i32;
+        /// BIGINT field `i`.
+        get_i64 -> i64;
+        /// FLOAT field `i` (raw bits kept).
+        get_f32 -> f32;
+        /// DOUBLE field `i` (raw bits kept).
+        get_f64 -> f64;
     }
-    /// SMALLINT field `i`.
-    pub fn get_i16(&self, i: usize) -> Result<i16, Error> {
-        let p = self.check(i)?;
-        Ok(i16::from_le_bytes(self.wrap(i, le_at::<2>(self.bytes, p))?))
-    }
-    /// INT / DATE / TIME field `i`.
-    pub fn get_i32(&self, i: usize) -> Result<i32, Error> {
-        let p = self.check(i)?;
-        Ok(i32::from_le_bytes(self.wrap(i, le_at::<4>(self.bytes, p))?))
-    }
-    /// BIGINT field `i`.
-    pub fn get_i64(&self, i: usize) -> Result<i64, Error> {
-        let p = self.check(i)?;
-        Ok(i64::from_le_bytes(self.wrap(i, le_at::<8>(self.bytes, p))?))
-    }
-    /// FLOAT field `i` (raw bits kept).
-    pub fn get_f32(&self, i: usize) -> Result<f32, Error> {
-        let p = self.check(i)?;
-        Ok(f32::from_le_bytes(self.wrap(i, le_at::<4>(self.bytes, p))?))
-    }
-    /// DOUBLE field `i` (raw bits kept).
-    pub fn get_f64(&self, i: usize) -> Result<f64, Error> {
-        let p = self.check(i)?;
-        Ok(f64::from_le_bytes(self.wrap(i, le_at::<8>(self.bytes, p))?))
-    }
+
     /// CHAR / VARCHAR / BINARY / VARBINARY field `i`: the stored bytes, in
     /// place (UTF-8 is not checked here).
     pub fn get_bytes(&self, i: usize) -> Result<&'a [u8], Error> {
-        let p = self.check(i)?;
-        self.wrap(i, bytes_at(self.bytes, p))
+        self.field(i, bytes_at)
     }
     /// DECIMAL(precision, _) field `i`: the unscaled value.
     pub fn get_decimal(&self, i: usize, precision: u8) -> Result<i128, Error> {
-        let p = self.check(i)?;
-        self.wrap(i, decimal_at(self.bytes, p, precision))
+        self.field(i, |b, p| decimal_at(b, p, precision))
     }
     /// TIMESTAMP(precision) / TIMESTAMP_LTZ field `i`: (epoch millis, nano of milli).
     pub fn get_timestamp(&self, i: usize, precision: u8) -> Result<(i64, u32), Error> {
-        let p = self.check(i)?;
-        self.wrap(i, timestamp_at(self.bytes, p, precision))
+        self.field(i, |b, p| timestamp_at(b, p, precision))
     }
     /// ARRAY field `i` whose elements are `element_width` bytes wide
     /// ([`crate::FlinkType::array_element_width`]).
     pub fn get_array(&self, i: usize, element_width: usize) -> Result<BinaryArray<'a>, Error> {
-        let p = self.check(i)?;
-        self.wrap(i, nested_at(self.bytes, p).and_then(|b| BinaryArray::parse(b, element_width)))
+        self.field(i, |b, p| BinaryArray::parse(nested_at(b, p)?, element_width))
     }
     /// MAP field `i`.
     pub fn get_map(&self, i: usize, key_width: usize, value_width: usize) -> Result<BinaryMap<'a>, Error> {
-        let p = self.check(i)?;
-        self.wrap(i, nested_at(self.bytes, p).and_then(|b| BinaryMap::parse(b, key_width, value_width)))
+        self.field(i, |b, p| BinaryMap::parse(nested_at(b, p)?, key_width, value_width))
     }
     /// Nested ROW field `i` of `arity` fields.
     pub fn get_row(&self, i: usize, arity: usize) -> Result<BinaryRow<'a>, Error> {
-        let p = self.check(i)?;
-        self.wrap(i, nested_at(self.bytes, p).and_then(|b| BinaryRow::nested(b, arity)))
+        self.field(i, |b, p| BinaryRow::nested(nested_at(b, p)?, arity))
     }
 }
 

@@ -541,6 +541,19 @@ impl Parser<'_> {
         Ok(n as u32)
     }
 
+    /// The length of `CHAR(n)` / `BINARY(n)`, or of `… VARYING(n)` (the
+    /// variable-length type) when `VARYING` follows.
+    fn maybe_varying(&mut self, fixed: fn(u32) -> TypeKind, varying: fn(u32) -> TypeKind) -> Result<TypeKind> {
+        let kind = if self.eat_word("VARYING") { varying } else { fixed };
+        Ok(kind(self.length(1)?))
+    }
+
+    /// The `TIME ZONE` of `WITHOUT TIME ZONE` / `WITH LOCAL TIME ZONE`.
+    fn expect_time_zone(&mut self) -> Result<()> {
+        self.expect_word("TIME")?;
+        self.expect_word("ZONE")
+    }
+
     fn parse_type(&mut self) -> Result<FlinkType> {
         let start = self.pos;
         let word = self.peek_word();
@@ -573,43 +586,28 @@ impl Parser<'_> {
                 }
                 TypeKind::Decimal { precision: p as u8, scale: s as u8 }
             }
-            "CHAR" | "CHARACTER" => {
-                if self.eat_word("VARYING") {
-                    TypeKind::VarChar(self.length(1)?)
-                } else {
-                    TypeKind::Char(self.length(1)?)
-                }
-            }
+            "CHAR" | "CHARACTER" => self.maybe_varying(TypeKind::Char, TypeKind::VarChar)?,
             "VARCHAR" => TypeKind::VarChar(self.length(1)?),
             "STRING" => TypeKind::VarChar(MAX_LENGTH),
-            "BINARY" => {
-                if self.eat_word("VARYING") {
-                    TypeKind::VarBinary(self.length(1)?)
-                } else {
-                    TypeKind::Binary(self.length(1)?)
-                }
-            }
+            "BINARY" => self.maybe_varying(TypeKind::Binary, TypeKind::VarBinary)?,
             "VARBINARY" => TypeKind::VarBinary(self.length(1)?),
             "BYTES" => TypeKind::VarBinary(MAX_LENGTH),
             "DATE" => TypeKind::Date,
             "TIME" => {
                 let p = self.precision(0, 9)?;
                 if self.eat_word("WITHOUT") {
-                    self.expect_word("TIME")?;
-                    self.expect_word("ZONE")?;
+                    self.expect_time_zone()?;
                 }
                 TypeKind::Time(p)
             }
             "TIMESTAMP" => {
                 let p = self.precision(6, 9)?;
                 if self.eat_word("WITHOUT") {
-                    self.expect_word("TIME")?;
-                    self.expect_word("ZONE")?;
+                    self.expect_time_zone()?;
                     TypeKind::Timestamp(p)
                 } else if self.eat_word("WITH") {
                     if self.eat_word("LOCAL") {
-                        self.expect_word("TIME")?;
-                        self.expect_word("ZONE")?;
+                        self.expect_time_zone()?;
                         TypeKind::TimestampLtz(p)
                     } else {
                         self.pos = start;

@@ -133,7 +133,12 @@ fn five<T: Clone>(j: usize, a: T, b: T) -> Vec<Option<T>> {
 }
 
 fn dec(j: usize, a: i128, b: i128, p: u8, s: i8) -> ArrayRef {
-    Arc::new(Decimal128Array::from(five(j, a, b)).with_precision_and_scale(p, s).unwrap())
+    decimals(five(j, a, b), p, s)
+}
+
+/// A DECIMAL(p, s) column of unscaled `values`.
+fn decimals(values: Vec<Option<i128>>, p: u8, s: i8) -> ArrayRef {
+    Arc::new(Decimal128Array::from(values).with_precision_and_scale(p, s).unwrap())
 }
 
 fn scalar_columns() -> Vec<ArrayRef> {
@@ -308,11 +313,7 @@ fn nested_types() {
                 &elem(&dt(4)),
                 vec![
                     Arc::new(Int64Array::from(vec![Some(1), None, None])),
-                    Arc::new(
-                        Decimal128Array::from(vec![Some(123), None, Some(-12345678901234567890)])
-                            .with_precision_and_scale(20, 2)
-                            .unwrap(),
-                    ),
+                    decimals(vec![Some(123), None, Some(-12345678901234567890)], 20, 2),
                 ],
                 &[true, false, true],
             ),
@@ -337,15 +338,7 @@ fn nested_types() {
         // ats (µs): [ts(0, 1000) = 1, NULL, ts(-5, 999000) = -4001]
         list(&dt(9), &e(3), Arc::new(TimestampMicrosecondArray::from(vec![Some(1), None, Some(-4001)]))),
         // adec: [1.234, NULL, -9999999999999999999999.999]
-        list(
-            &dt(10),
-            &e(3),
-            Arc::new(
-                Decimal128Array::from(vec![Some(1234), None, Some(-9999999999999999999999999)])
-                    .with_precision_and_scale(25, 3)
-                    .unwrap(),
-            ),
-        ),
+        list(&dt(10), &e(3), decimals(vec![Some(1234), None, Some(-9999999999999999999999999)], 25, 3)),
         // rr: ((7, 'seven chars!'), 12345.67890, ts(123, 456789)); (NULL, NULL, NULL); NULL; (NULL, 0.00001, NULL)
         strukt(
             &dt(11),
@@ -358,11 +351,7 @@ fn nested_types() {
                     ],
                     &[true, false, false, false],
                 ),
-                Arc::new(
-                    Decimal128Array::from(vec![Some(1234567890), None, None, Some(1)])
-                        .with_precision_and_scale(30, 5)
-                        .unwrap(),
-                ),
+                decimals(vec![Some(1234567890), None, None, Some(1)], 30, 5),
                 Arc::new(TimestampNanosecondArray::from(vec![Some(123_456_789), None, None, None])),
             ],
             &[true, true, false, true],

@@ -39,6 +39,19 @@ fn set_word(r: &mut [u8], pos: usize, w: u64) {
     r[pos..pos + 8].copy_from_slice(&w.to_le_bytes());
 }
 
+/// [`decode_at_2`] where the bad row is `good` changed by `patch`.
+fn decode_patched_at_2(c: &RowConverter, good: &[u8], patch: impl FnOnce(&mut [u8])) -> Error {
+    let mut bad = good.to_vec();
+    patch(&mut bad);
+    decode_at_2(c, good, &bad)
+}
+
+/// [`decode_at_2`] where the bad row is `good` with the word at `pos` set
+/// to `w`.
+fn decode_word_at_2(c: &RowConverter, good: &[u8], pos: usize, w: u64) -> Error {
+    decode_patched_at_2(c, good, |bad| set_word(bad, pos, w))
+}
+
 #[test]
 fn good_row_decodes() {
     let c = conv(&["INT", "STRING"]);
@@ -50,9 +63,7 @@ fn good_row_decodes() {
 #[test]
 fn offset_past_end() {
     let c = conv(&["INT", "STRING"]);
-    let mut bad = good_row();
-    set_word(&mut bad, 16, (1000u64 << 32) | 12);
-    match decode_at_2(&c, &good_row(), &bad) {
+    match decode_word_at_2(&c, &good_row(), 16, (1000u64 << 32) | 12) {
         Error::OffsetOutOfBounds { row: 2, field, offset: 1000, size: 40 } => assert_eq!(field, "f1"),
         e => panic!("{e:?}"),
     }
@@ -61,23 +72,19 @@ fn offset_past_end() {
 #[test]
 fn length_past_end() {
     let c = conv(&["INT", "STRING"]);
-    let mut bad = good_row();
-    set_word(&mut bad, 16, (24u64 << 32) | 17);
-    match decode_at_2(&c, &good_row(), &bad) {
+    match decode_word_at_2(&c, &good_row(), 16, (24u64 << 32) | 17) {
         Error::LengthOutOfBounds { row: 2, field, offset: 24, len: 17, size: 40 } => assert_eq!(field, "f1"),
         e => panic!("{e:?}"),
     }
     // a huge length near u32::MAX must not wrap
-    set_word(&mut bad, 16, (24u64 << 32) | 0xFFFF_FFFF);
-    assert!(matches!(decode_at_2(&c, &good_row(), &bad), Error::LengthOutOfBounds { row: 2, .. }));
+    let e = decode_word_at_2(&c, &good_row(), 16, (24u64 << 32) | 0xFFFF_FFFF);
+    assert!(matches!(e, Error::LengthOutOfBounds { row: 2, .. }));
 }
 
 #[test]
 fn inline_length_over_seven() {
     let c = conv(&["INT", "STRING"]);
-    let mut bad = good_row();
-    set_word(&mut bad, 16, 0x88u64 << 56);
-    assert!(matches!(decode_at_2(&c, &good_row(), &bad), Error::ValueOutOfRange { row: 2, .. }));
+    assert!(matches!(decode_word_at_2(&c, &good_row(), 16, 0x88u64 << 56), Error::ValueOutOfRange { row: 2, .. }));
 }
 
 #[test]
@@ -98,9 +105,7 @@ fn truncated_row() {
 #[test]
 fn bad_row_kind_byte() {
     let c = conv(&["INT", "STRING"]);
-    let mut bad = good_row();
-    bad[0] = 4;
-    match decode_at_2(&c, &good_row(), &bad) {
+    match decode_patched_at_2(&c, &good_row(), |bad| bad[0] = 4) {
         Error::BadRowKind { row: 2, field: None, byte: 4 } => {}
         e => panic!("{e:?}"),
     }
@@ -143,9 +148,7 @@ fn bad_array_header() {
     bad[16..20].copy_from_slice(&i32::MAX.to_le_bytes());
     assert!(matches!(decode_at_2(&c, &good, &bad), Error::BadNestedHeader { row: 2, .. }));
     // array too short to hold its element count
-    let mut short = good.clone();
-    set_word(&mut short, 8, (16u64 << 32) | 2);
-    assert!(matches!(decode_at_2(&c, &good, &short), Error::BadNestedHeader { row: 2, .. }));
+    assert!(matches!(decode_word_at_2(&c, &good, 8, (16u64 << 32) | 2), Error::BadNestedHeader { row: 2, .. }));
 }
 
 #[test]
@@ -215,13 +218,10 @@ fn bad_nested_row() {
         Error::BadRowKind { row: 2, field: Some(f), byte: 7 } => assert_eq!(f, "f0"),
         e => panic!("{e:?}"),
     }
-    let mut bad = good.clone();
-    set_word(&mut bad, 8, (16u64 << 32) | 16); // shorter than its fixed part (24)
-    assert!(matches!(decode_at_2(&c, &good, &bad), Error::BadNestedHeader { row: 2, .. }));
+    // shorter than its fixed part (24)
+    assert!(matches!(decode_word_at_2(&c, &good, 8, (16u64 << 32) | 16), Error::BadNestedHeader { row: 2, .. }));
     // a string inside the nested row pointing outside the nested row
-    let mut bad = good.clone();
-    set_word(&mut bad, 32, (20u64 << 32) | 8);
-    match decode_at_2(&c, &good, &bad) {
+    match decode_word_at_2(&c, &good, 32, (20u64 << 32) | 8) {
         Error::LengthOutOfBounds { row: 2, field, size: 24, .. } => assert_eq!(field, "f0.b"),
         e => panic!("{e:?}"),
     }
@@ -234,24 +234,17 @@ fn bad_non_compact_values() {
     let mut good = vec![0u8; 8];
     good.extend_from_slice(&((16u64 << 32) | 2).to_le_bytes());
     good.extend_from_slice(&[0xcf, 0xc7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    let mut bad = good.clone();
-    set_word(&mut bad, 8, 16u64 << 32);
-    assert!(matches!(decode_at_2(&c, &good, &bad), Error::BadNestedHeader { row: 2, .. }));
+    assert!(matches!(decode_word_at_2(&c, &good, 8, 16u64 << 32), Error::BadNestedHeader { row: 2, .. }));
     good.extend_from_slice(&[0; 8]);
-    let mut bad = good.clone();
-    set_word(&mut bad, 8, (16u64 << 32) | 17);
-    assert!(matches!(decode_at_2(&c, &good, &bad), Error::BadNestedHeader { row: 2, .. }));
+    assert!(matches!(decode_word_at_2(&c, &good, 8, (16u64 << 32) | 17), Error::BadNestedHeader { row: 2, .. }));
     // TIMESTAMP(9): nanoOfMillisecond out of range, millis past the end
     let c = conv(&["TIMESTAMP(9)"]);
     let mut good = vec![0u8; 8];
     good.extend_from_slice(&(16u64 << 32).to_le_bytes());
     good.extend_from_slice(&1000i64.to_le_bytes());
-    let mut bad = good.clone();
-    set_word(&mut bad, 8, (16u64 << 32) | 1_000_000);
-    assert!(matches!(decode_at_2(&c, &good, &bad), Error::ValueOutOfRange { row: 2, .. }));
-    let mut bad = good.clone();
-    set_word(&mut bad, 8, 20u64 << 32);
-    assert!(matches!(decode_at_2(&c, &good, &bad), Error::LengthOutOfBounds { row: 2, .. }));
+    let e = decode_word_at_2(&c, &good, 8, (16u64 << 32) | 1_000_000);
+    assert!(matches!(e, Error::ValueOutOfRange { row: 2, .. }));
+    assert!(matches!(decode_word_at_2(&c, &good, 8, 20u64 << 32), Error::LengthOutOfBounds { row: 2, .. }));
 }
 
 #[test]
@@ -273,9 +266,7 @@ fn bad_values() {
     assert!(matches!(decode_at_2(&c3, &bad, &bad), Error::ValueOutOfRange { row: 0, .. }));
     // NULL in a NOT NULL field
     let cn = conv(&["INT NOT NULL", "STRING"]);
-    let mut bad = good_row();
-    bad[1] = 1;
-    match decode_at_2(&cn, &good_row(), &bad) {
+    match decode_patched_at_2(&cn, &good_row(), |bad| bad[1] = 1) {
         Error::NullInNonNullable { row: 2, field } => assert_eq!(field, "f0"),
         e => panic!("{e:?}"),
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, Int32Array, Scalar, StringArray};
+use arrow_array::{Array, ArrayRef, Datum, Int32Array, Scalar, StringArray};
 use md5::{Digest, Md5};
 use sha2::Sha256;
 
@@ -86,29 +86,27 @@ fn naive_utf16(b: &Utf16Batch) -> ArrayRef {
 }
 
 fn digest_cases(cfg: &Config, cases: &mut Vec<Case>) {
+    type Kernel = fn(&dyn Datum) -> sluice_kernels::Result<ArrayRef>;
+    type Reference = fn(&ArrayRef) -> ArrayRef;
+    let algorithms: [(&str, &'static str, Kernel, Reference); 2] = [
+        ("md5", "md-5 + hex::encode per row", sluice_kernels::digest::md5, naive_digest::<Md5>),
+        ("sha256", "sha2 + hex::encode per row", sluice_kernels::digest::sha256, naive_digest::<Sha256>),
+    ];
     for len in [16usize, 64] {
         let batches = Arc::new(data::ascii_batches(21, cfg.rows, cfg.batch, len, 0));
         let bytes = string_bytes(&batches);
-        let (b1, b2) = (batches.clone(), batches.clone());
-        cases.push(Case {
-            name: format!("md5 hex, {len} B"),
-            reference_name: "md-5 + hex::encode per row",
-            batches: batches.len(),
-            rows: rows_of(&batches),
-            bytes,
-            kernel: Box::new(move |i| sluice_kernels::digest::md5(&b1[i]).expect("utf8 input")),
-            reference: Box::new(move |i| naive_digest::<Md5>(&b2[i])),
-        });
-        let (b1, b2) = (batches.clone(), batches.clone());
-        cases.push(Case {
-            name: format!("sha256 hex, {len} B"),
-            reference_name: "sha2 + hex::encode per row",
-            batches: batches.len(),
-            rows: rows_of(&batches),
-            bytes,
-            kernel: Box::new(move |i| sluice_kernels::digest::sha256(&b1[i]).expect("utf8 input")),
-            reference: Box::new(move |i| naive_digest::<Sha256>(&b2[i])),
-        });
+        for (alg, reference_name, kernel, reference) in algorithms {
+            let (b1, b2) = (batches.clone(), batches.clone());
+            cases.push(Case {
+                name: format!("{alg} hex, {len} B"),
+                reference_name,
+                batches: batches.len(),
+                rows: rows_of(&batches),
+                bytes,
+                kernel: Box::new(move |i| kernel(&b1[i]).expect("utf8 input")),
+                reference: Box::new(move |i| reference(&b2[i])),
+            });
+        }
     }
     let batches = Arc::new(data::ascii_batches(22, cfg.rows, cfg.batch, 64, 10));
     let sizes: Vec<usize> = batches.iter().map(|a| a.len()).collect();
@@ -156,6 +154,16 @@ fn naive_sha2(a: &ArrayRef, w: &ArrayRef) -> ArrayRef {
     Arc::new(builder.finish())
 }
 
+/// Batch `i` of each column, as kernel arguments.
+fn datums(cols: &[Vec<ArrayRef>], i: usize) -> Vec<&dyn Datum> {
+    cols.iter().map(|b| &b[i] as &dyn Datum).collect()
+}
+
+/// Batch `i` of each column, as strings.
+fn strings(cols: &[Vec<ArrayRef>], i: usize) -> Vec<&StringArray> {
+    cols.iter().map(|b| b[i].as_string::<i32>()).collect()
+}
+
 fn concat_cases(cfg: &Config, cases: &mut Vec<Case>) {
     for (len, nulls) in [(16usize, 0u64), (16, 25), (64, 0), (64, 25), (256, 0), (256, 25)] {
         let cols: Arc<Vec<Vec<ArrayRef>>> =
@@ -169,11 +177,11 @@ fn concat_cases(cfg: &Config, cases: &mut Vec<Case>) {
             rows: rows_of(&cols[0]),
             bytes,
             kernel: Box::new(move |i| {
-                let args: Vec<&dyn arrow_array::Datum> = c1.iter().map(|b| &b[i] as &dyn arrow_array::Datum).collect();
+                let args = datums(&c1, i);
                 Arc::new(sluice_kernels::concat::concat(&args).expect("utf8 input"))
             }),
             reference: Box::new(move |i| {
-                let arrays: Vec<&StringArray> = c2.iter().map(|b| b[i].as_string::<i32>()).collect();
+                let arrays = strings(&c2, i);
                 Arc::new(arrow_string::concat_elements::concat_elements_utf8_many(&arrays).expect("same lengths"))
             }),
         });
@@ -186,11 +194,11 @@ fn concat_cases(cfg: &Config, cases: &mut Vec<Case>) {
             rows: rows_of(&cols[0]),
             bytes,
             kernel: Box::new(move |i| {
-                let args: Vec<&dyn arrow_array::Datum> = c1.iter().map(|b| &b[i] as &dyn arrow_array::Datum).collect();
+                let args = datums(&c1, i);
                 Arc::new(sluice_kernels::concat::concat_ws(&sep, &args).expect("utf8 input"))
             }),
             reference: Box::new(move |i| {
-                let arrays: Vec<&StringArray> = c2.iter().map(|b| b[i].as_string::<i32>()).collect();
+                let arrays = strings(&c2, i);
                 let mut builder = StringBuilder::new();
                 let mut parts: Vec<&str> = Vec::with_capacity(arrays.len());
                 for r in 0..arrays[0].len() {

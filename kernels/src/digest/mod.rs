@@ -55,58 +55,54 @@ fn unary(input: &dyn Datum, alg: DigestAlgorithm) -> Result<ArrayRef> {
     digest_hex(array, alg).map(column::arc)
 }
 
-/// `MD5(s)`. A scalar input (a one-row [`Datum`]) gives a one-row result.
-///
-/// # Errors
-///
-/// As [`digest_hex`]; also a scalar datum that does not have exactly one row.
-pub fn md5(input: &dyn Datum) -> Result<ArrayRef> {
-    unary(input, DigestAlgorithm::Md5)
+/// The one-argument SQL functions, each [`digest_hex`] of one algorithm
+/// over a [`Datum`].
+macro_rules! unary_fns {
+    ($($(#[$doc:meta])* $name:ident => $alg:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(input: &dyn Datum) -> Result<ArrayRef> {
+            unary(input, DigestAlgorithm::$alg)
+        }
+    )*};
 }
 
-/// `SHA1(s)`; see [`md5`](fn@md5).
-///
-/// # Errors
-///
-/// As [`md5`](fn@md5).
-pub fn sha1(input: &dyn Datum) -> Result<ArrayRef> {
-    unary(input, DigestAlgorithm::Sha1)
-}
-
-/// `SHA224(s)`; see [`md5`](fn@md5).
-///
-/// # Errors
-///
-/// As [`md5`](fn@md5).
-pub fn sha224(input: &dyn Datum) -> Result<ArrayRef> {
-    unary(input, DigestAlgorithm::Sha224)
-}
-
-/// `SHA256(s)`; see [`md5`](fn@md5).
-///
-/// # Errors
-///
-/// As [`md5`](fn@md5).
-pub fn sha256(input: &dyn Datum) -> Result<ArrayRef> {
-    unary(input, DigestAlgorithm::Sha256)
-}
-
-/// `SHA384(s)`; see [`md5`](fn@md5).
-///
-/// # Errors
-///
-/// As [`md5`](fn@md5).
-pub fn sha384(input: &dyn Datum) -> Result<ArrayRef> {
-    unary(input, DigestAlgorithm::Sha384)
-}
-
-/// `SHA512(s)`; see [`md5`](fn@md5).
-///
-/// # Errors
-///
-/// As [`md5`](fn@md5).
-pub fn sha512(input: &dyn Datum) -> Result<ArrayRef> {
-    unary(input, DigestAlgorithm::Sha512)
+unary_fns! {
+    /// `MD5(s)`. A scalar input (a one-row [`Datum`]) gives a one-row result.
+    ///
+    /// # Errors
+    ///
+    /// As [`digest_hex`]; also a scalar datum that does not have exactly one row.
+    md5 => Md5;
+    /// `SHA1(s)`; see [`md5`](fn@md5).
+    ///
+    /// # Errors
+    ///
+    /// As [`md5`](fn@md5).
+    sha1 => Sha1;
+    /// `SHA224(s)`; see [`md5`](fn@md5).
+    ///
+    /// # Errors
+    ///
+    /// As [`md5`](fn@md5).
+    sha224 => Sha224;
+    /// `SHA256(s)`; see [`md5`](fn@md5).
+    ///
+    /// # Errors
+    ///
+    /// As [`md5`](fn@md5).
+    sha256 => Sha256;
+    /// `SHA384(s)`; see [`md5`](fn@md5).
+    ///
+    /// # Errors
+    ///
+    /// As [`md5`](fn@md5).
+    sha384 => Sha384;
+    /// `SHA512(s)`; see [`md5`](fn@md5).
+    ///
+    /// # Errors
+    ///
+    /// As [`md5`](fn@md5).
+    sha512 => Sha512;
 }
 
 /// `SHA2(s, width)` with Flink's rules for the width.

@@ -16,13 +16,13 @@ const MD5_IV: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 /// SHA-1 initial state (FIPS 180-4 §5.3.1).
 const SHA1_IV: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
 /// SHA-224 initial state (FIPS 180-4 §5.3.2).
-const SHA224_IV: [u32; 8] =
+pub(crate) const SHA224_IV: [u32; 8] =
     [0xc105_9ed8, 0x367c_d507, 0x3070_dd17, 0xf70e_5939, 0xffc0_0b31, 0x6858_1511, 0x64f9_8fa7, 0xbefa_4fa4];
 /// SHA-256 initial state (FIPS 180-4 §5.3.3).
-const SHA256_IV: [u32; 8] =
+pub(crate) const SHA256_IV: [u32; 8] =
     [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19];
 /// SHA-384 initial state (FIPS 180-4 §5.3.4).
-const SHA384_IV: [u64; 8] = [
+pub(crate) const SHA384_IV: [u64; 8] = [
     0xcbbb_9d5d_c105_9ed8,
     0x629a_292a_367c_d507,
     0x9159_015a_3070_dd17,
@@ -33,7 +33,7 @@ const SHA384_IV: [u64; 8] = [
     0x47b5_481d_befa_4fa4,
 ];
 /// SHA-512 initial state (FIPS 180-4 §5.3.5).
-const SHA512_IV: [u64; 8] = [
+pub(crate) const SHA512_IV: [u64; 8] = [
     0x6a09_e667_f3bc_c908,
     0xbb67_ae85_84ca_a73b,
     0x3c6e_f372_fe94_f82b,
@@ -96,50 +96,65 @@ pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
     out
 }
 
+/// A SHA-1/SHA-2 digest of 64-byte blocks: `data` hashed from `iv` with
+/// `compress`, then the first `B` bytes of the state, big-endian.
+#[inline(always)]
+fn sha_md64<const N: usize, const B: usize>(
+    iv: [u32; N],
+    data: &[u8],
+    compress: impl Fn(&mut [u32; N], &[[u8; 64]]),
+) -> [u8; B] {
+    let mut s = iv;
+    md64::<_, true>(&mut s, data, compress);
+    be32(&s)
+}
+
+/// A SHA-2 digest of 128-byte blocks: the first `B` bytes of the state,
+/// big-endian.
+#[inline(always)]
+fn sha_md128<const B: usize>(iv: [u64; 8], data: &[u8]) -> [u8; B] {
+    let mut s = iv;
+    md128(&mut s, data);
+    be64(&s)
+}
+
 /// SHA-1 of `data` (FIPS 180-4).
 #[inline]
 pub(crate) fn sha1(data: &[u8]) -> [u8; 20] {
-    let mut s = SHA1_IV;
-    md64::<_, true>(&mut s, data, sha1::block_api::compress);
-    be32(&s)
+    sha_md64(SHA1_IV, data, sha1::block_api::compress)
+}
+
+/// The first `B` bytes of a digest of `M` (SHA-224 and SHA-384 keep a
+/// prefix of their whole state).
+#[inline(always)]
+fn prefix<const M: usize, const B: usize>(full: [u8; M]) -> [u8; B] {
+    let mut out = [0u8; B];
+    out.copy_from_slice(&full[..B]);
+    out
 }
 
 /// SHA-224 of `data`.
 #[inline]
 pub(crate) fn sha224(data: &[u8]) -> [u8; 28] {
-    let mut s = SHA224_IV;
-    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
-    let full: [u8; 32] = be32(&s);
-    let mut out = [0u8; 28];
-    out.copy_from_slice(&full[..28]);
-    out
+    prefix::<32, 28>(sha_md64(SHA224_IV, data, sha2::block_api::compress256))
 }
 
 /// SHA-256 of `data`.
 #[inline]
 pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
-    let mut s = SHA256_IV;
-    md64::<_, true>(&mut s, data, sha2::block_api::compress256);
-    be32(&s)
+    sha_md64(SHA256_IV, data, sha2::block_api::compress256)
 }
 
 /// SHA-384 of `data`.
 #[inline]
 pub(crate) fn sha384(data: &[u8]) -> [u8; 48] {
-    let mut s = SHA384_IV;
-    md128(&mut s, data);
-    let full: [u8; 64] = be64(&s);
-    let mut out = [0u8; 48];
-    out.copy_from_slice(&full[..48]);
-    out
+    prefix::<64, 48>(sha_md128(SHA384_IV, data))
 }
 
 /// SHA-512 of `data`.
 #[inline]
 pub(crate) fn sha512(data: &[u8]) -> [u8; 64] {
-    let mut s = SHA512_IV;
-    md128(&mut s, data);
-    be64(&s)
+    sha_md128(SHA512_IV, data)
 }
 
 #[inline(always)]

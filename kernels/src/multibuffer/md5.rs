@@ -2,35 +2,17 @@
 // Only the x86-64 kernels instantiate the vector bodies.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::sched::{digest_u32, Algo, State};
+use super::sched::State;
 use crate::arch::lanes::V32;
 
-/// MD5, for the scheduler.
-pub(crate) struct Md5;
+/// RFC 1321 §3.3, as little-endian words (unused words zero).
+pub(super) const IV: [u32; 8] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0, 0, 0, 0];
 
-impl Algo for Md5 {
-    type W = u32;
-    type Out = [u8; 16];
-    const BLOCK: usize = 64;
-    const LEN_BYTES: usize = 8;
-    const LEN_BE: bool = false;
-    const IV: [u32; 8] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0, 0, 0, 0];
-
-    #[inline(always)]
-    fn out(st: &State<u32>, lane: usize) -> [u8; 16] {
-        digest_u32(st, lane, false)
-    }
-
-    #[inline]
-    fn single(bytes: &[u8]) -> [u8; 16] {
-        crate::digest::oneshot::md5(bytes)
-    }
-    #[inline]
-    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
-        let mut s = [st[0], st[1], st[2], st[3]];
-        md5::block_api::compress(&mut s, blocks.as_chunks::<64>().0);
-        st[..4].copy_from_slice(&s);
-    }
+/// Single-stream MD5 compression of whole blocks into the first 4 words.
+pub(super) fn compress_lane(st: &mut [u32; 8], blocks: &[[u8; 64]]) {
+    let mut s = [st[0], st[1], st[2], st[3]];
+    md5::block_api::compress(&mut s, blocks);
+    st[..4].copy_from_slice(&s);
 }
 
 /// The sine-derived additive constants, `floor(|sin(i + 1)| * 2^32)`.

@@ -85,6 +85,40 @@ macro_rules! lane_kernels {
     };
 }
 
+/// Declares each `$algo` and implements the scheduler's [`Algo`] for it:
+/// state words `$w` (a block is 16 of them, the length field 2), a digest
+/// of the first `$n` state bytes in the byte order `big_endian` (the length
+/// field's too), the initial state `$iv`, `$single` the one-shot digest of
+/// a row and `$scalar` one lane's single-stream compression of whole blocks.
+macro_rules! algos {
+    ($($(#[$doc:meta])* $algo:ident: $w:ty, $n:literal bytes, big_endian = $be:literal, iv = $iv:expr,
+     single = $single:path, scalar = $scalar:path;)*) => {$(
+        $(#[$doc])*
+        pub(crate) struct $algo;
+
+        impl Algo for $algo {
+            type W = $w;
+            type Out = [u8; $n];
+            const BLOCK: usize = 16 * size_of::<$w>();
+            const LEN_BYTES: usize = 2 * size_of::<$w>();
+            const LEN_BE: bool = $be;
+            const IV: [$w; 8] = $iv;
+            #[inline(always)]
+            fn out(st: &State<$w>, lane: usize) -> [u8; $n] {
+                digest(st, lane, $be)
+            }
+            #[inline]
+            fn single(bytes: &[u8]) -> [u8; $n] {
+                $single(bytes)
+            }
+            #[inline]
+            fn compress_scalar(st: &mut [$w; 8], blocks: &[u8]) {
+                $scalar(st, blocks.as_chunks::<{ 16 * size_of::<$w>() }>().0);
+            }
+        }
+    )*};
+}
+
 /// The SHA-2 compression rounds (FIPS 180-4 §6.2.2 for SHA-256, §6.4.2 for
 /// SHA-512) over every lane of `$V`, on the state `$st` and the message
 /// schedule `$w` (the block's 16 words, already byte-swapped): the two
@@ -150,10 +184,28 @@ mod sha1;
 mod sha256;
 mod sha512;
 
-use sched::{Algo, Compress};
+use sched::{digest, Algo, Compress, State};
+
+use crate::digest::oneshot;
+use sha2::block_api::{compress256, compress512};
 
 use crate::arch::cpu::has_sha_ni;
 use crate::arch::Level;
+
+algos! {
+    /// MD5, for the scheduler.
+    Md5: u32, 16 bytes, big_endian = false, iv = md5::IV, single = oneshot::md5, scalar = md5::compress_lane;
+    /// SHA-1, for the scheduler.
+    Sha1: u32, 20 bytes, big_endian = true, iv = sha1::IV, single = oneshot::sha1, scalar = sha1::compress_lane;
+    /// SHA-224 (SHA-256 with another IV, truncated), for the scheduler.
+    Sha224: u32, 28 bytes, big_endian = true, iv = oneshot::SHA224_IV, single = oneshot::sha224, scalar = compress256;
+    /// SHA-256, for the scheduler.
+    Sha256: u32, 32 bytes, big_endian = true, iv = oneshot::SHA256_IV, single = oneshot::sha256, scalar = compress256;
+    /// SHA-384 (SHA-512 with another IV, truncated), for the scheduler.
+    Sha384: u64, 48 bytes, big_endian = true, iv = oneshot::SHA384_IV, single = oneshot::sha384, scalar = compress512;
+    /// SHA-512, for the scheduler.
+    Sha512: u64, 64 bytes, big_endian = true, iv = oneshot::SHA512_IV, single = oneshot::sha512, scalar = compress512;
+}
 
 /// A multi-buffer kernel: how many lanes, and its compression function.
 type Kernel<W> = (usize, Compress<W>);
@@ -286,25 +338,25 @@ macro_rules! many {
 
 many!(
     /// MD5 (RFC 1321) of many rows at once.
-    md5_many, md5_many_with_level, md5::Md5, 16, pick_md5, Family::Md5
+    md5_many, md5_many_with_level, Md5, 16, pick_md5, Family::Md5
 );
 many!(
     /// SHA-1 of many rows at once.
-    sha1_many, sha1_many_with_level, sha1::Sha1, 20, pick_sha1, Family::Sha1
+    sha1_many, sha1_many_with_level, Sha1, 20, pick_sha1, Family::Sha1
 );
 many!(
     /// SHA-224 of many rows at once.
-    sha224_many, sha224_many_with_level, sha256::Sha224, 28, pick_sha256, Family::Sha256
+    sha224_many, sha224_many_with_level, Sha224, 28, pick_sha256, Family::Sha256
 );
 many!(
     /// SHA-256 of many rows at once.
-    sha256_many, sha256_many_with_level, sha256::Sha256, 32, pick_sha256, Family::Sha256
+    sha256_many, sha256_many_with_level, Sha256, 32, pick_sha256, Family::Sha256
 );
 many!(
     /// SHA-384 of many rows at once.
-    sha384_many, sha384_many_with_level, sha512::Sha384, 48, pick_sha512, Family::Sha512
+    sha384_many, sha384_many_with_level, Sha384, 48, pick_sha512, Family::Sha512
 );
 many!(
     /// SHA-512 of many rows at once.
-    sha512_many, sha512_many_with_level, sha512::Sha512, 64, pick_sha512, Family::Sha512
+    sha512_many, sha512_many_with_level, Sha512, 64, pick_sha512, Family::Sha512
 );

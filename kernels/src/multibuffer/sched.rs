@@ -23,7 +23,7 @@ pub(crate) type Compress<W> = unsafe fn(&mut State<W>, &[*const u8; 16]);
 /// What the scheduler needs to know about a hash algorithm.
 pub(crate) trait Algo {
     /// State word.
-    type W: Copy + Default;
+    type W: Word;
     /// The digest.
     type Out: Copy;
     /// Block size in bytes (64 or 128).
@@ -207,13 +207,34 @@ where
     }
 }
 
-/// The digest of `lane` from 32-bit state words: the first `N / 4` words,
-/// big-endian (SHA-1, SHA-2) or little-endian (MD5).
+/// A state word (`u32` or `u64`).
+pub(crate) trait Word: Copy + Default {
+    /// Its bytes.
+    type Bytes: AsRef<[u8]>;
+    /// Its bytes, big-endian (SHA-1, SHA-2) or little-endian (MD5).
+    fn to_bytes(self, big_endian: bool) -> Self::Bytes;
+}
+
+macro_rules! word {
+    ($($t:ty),*) => {$(
+        impl Word for $t {
+            type Bytes = [u8; size_of::<$t>()];
+            #[inline(always)]
+            fn to_bytes(self, big_endian: bool) -> Self::Bytes {
+                if big_endian { self.to_be_bytes() } else { self.to_le_bytes() }
+            }
+        }
+    )*};
+}
+word!(u32, u64);
+
+/// The digest of `lane`: its first `N` bytes of state words, each in the
+/// byte order `big_endian`.
 #[inline(always)]
-pub(crate) fn digest_u32<const N: usize>(st: &State<u32>, lane: usize, big_endian: bool) -> [u8; N] {
+pub(crate) fn digest<W: Word, const N: usize>(st: &State<W>, lane: usize, big_endian: bool) -> [u8; N] {
     let mut out = [0u8; N];
-    for (o, s) in out.chunks_exact_mut(4).zip(st) {
-        o.copy_from_slice(&if big_endian { s[lane].to_be_bytes() } else { s[lane].to_le_bytes() });
+    for (o, s) in out.chunks_exact_mut(size_of::<W>()).zip(st) {
+        o.copy_from_slice(s[lane].to_bytes(big_endian).as_ref());
     }
     out
 }

@@ -2,33 +2,17 @@
 // Only the x86-64 kernels instantiate the vector bodies.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::sched::{digest_u32, Algo, State};
+use super::sched::State;
 use crate::arch::lanes::V32;
 
-/// SHA-1, for the scheduler.
-pub(crate) struct Sha1;
+/// FIPS 180-4 §5.3.1 (unused words zero).
+pub(super) const IV: [u32; 8] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0];
 
-impl Algo for Sha1 {
-    type W = u32;
-    type Out = [u8; 20];
-    const BLOCK: usize = 64;
-    const LEN_BYTES: usize = 8;
-    const LEN_BE: bool = true;
-    const IV: [u32; 8] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0];
-    #[inline(always)]
-    fn out(st: &State<u32>, lane: usize) -> [u8; 20] {
-        digest_u32(st, lane, true)
-    }
-    #[inline]
-    fn single(bytes: &[u8]) -> [u8; 20] {
-        crate::digest::oneshot::sha1(bytes)
-    }
-    #[inline]
-    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
-        let mut s = [st[0], st[1], st[2], st[3], st[4]];
-        sha1::block_api::compress(&mut s, blocks.as_chunks::<64>().0);
-        st[..5].copy_from_slice(&s);
-    }
+/// Single-stream SHA-1 compression of whole blocks into the first 5 words.
+pub(super) fn compress_lane(st: &mut [u32; 8], blocks: &[[u8; 64]]) {
+    let mut s = [st[0], st[1], st[2], st[3], st[4]];
+    sha1::block_api::compress(&mut s, blocks);
+    st[..5].copy_from_slice(&s);
 }
 
 /// One SHA-1 block through every lane of `V`.

@@ -3,57 +3,8 @@
 // Only the x86-64 kernels instantiate the vector bodies.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::sched::{digest_u32, Algo, State};
+use super::sched::State;
 use crate::arch::lanes::V32;
-
-/// SHA-256, for the scheduler.
-pub(crate) struct Sha256;
-/// SHA-224 (SHA-256 with another IV, truncated), for the scheduler.
-pub(crate) struct Sha224;
-
-impl Algo for Sha256 {
-    type W = u32;
-    type Out = [u8; 32];
-    const BLOCK: usize = 64;
-    const LEN_BYTES: usize = 8;
-    const LEN_BE: bool = true;
-    const IV: [u32; 8] =
-        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
-    #[inline(always)]
-    fn out(st: &State<u32>, lane: usize) -> [u8; 32] {
-        digest_u32(st, lane, true)
-    }
-    #[inline]
-    fn single(bytes: &[u8]) -> [u8; 32] {
-        crate::digest::oneshot::sha256(bytes)
-    }
-    #[inline]
-    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
-        sha2::block_api::compress256(st, blocks.as_chunks::<64>().0);
-    }
-}
-
-impl Algo for Sha224 {
-    type W = u32;
-    type Out = [u8; 28];
-    const BLOCK: usize = 64;
-    const LEN_BYTES: usize = 8;
-    const LEN_BE: bool = true;
-    const IV: [u32; 8] =
-        [0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4];
-    #[inline(always)]
-    fn out(st: &State<u32>, lane: usize) -> [u8; 28] {
-        digest_u32(st, lane, true)
-    }
-    #[inline]
-    fn single(bytes: &[u8]) -> [u8; 28] {
-        crate::digest::oneshot::sha224(bytes)
-    }
-    #[inline]
-    fn compress_scalar(st: &mut [u32; 8], blocks: &[u8]) {
-        sha2::block_api::compress256(st, blocks.as_chunks::<64>().0);
-    }
-}
 
 /// Fractional parts of the cube roots of the first 64 primes.
 const K: [u32; 64] = [

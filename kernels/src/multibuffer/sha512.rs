@@ -3,83 +3,8 @@
 // Only the x86-64 kernels instantiate the vector bodies.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 
-use super::sched::{Algo, State};
+use super::sched::State;
 use crate::arch::lanes::V64;
-
-/// SHA-512, for the scheduler.
-pub(crate) struct Sha512;
-/// SHA-384 (SHA-512 with another IV, truncated), for the scheduler.
-pub(crate) struct Sha384;
-
-/// The big-endian digest: the first `N / 8` state words of `lane`.
-#[inline(always)]
-fn out_be<const N: usize>(st: &State<u64>, lane: usize) -> [u8; N] {
-    let mut out = [0u8; N];
-    for (o, s) in out.chunks_exact_mut(8).zip(st) {
-        o.copy_from_slice(&s[lane].to_be_bytes());
-    }
-    out
-}
-
-impl Algo for Sha512 {
-    type W = u64;
-    type Out = [u8; 64];
-    const BLOCK: usize = 128;
-    const LEN_BYTES: usize = 16;
-    const LEN_BE: bool = true;
-    const IV: [u64; 8] = [
-        0x6a09e667f3bcc908,
-        0xbb67ae8584caa73b,
-        0x3c6ef372fe94f82b,
-        0xa54ff53a5f1d36f1,
-        0x510e527fade682d1,
-        0x9b05688c2b3e6c1f,
-        0x1f83d9abfb41bd6b,
-        0x5be0cd19137e2179,
-    ];
-    #[inline(always)]
-    fn out(st: &State<u64>, lane: usize) -> [u8; 64] {
-        out_be(st, lane)
-    }
-    #[inline]
-    fn single(bytes: &[u8]) -> [u8; 64] {
-        crate::digest::oneshot::sha512(bytes)
-    }
-    #[inline]
-    fn compress_scalar(st: &mut [u64; 8], blocks: &[u8]) {
-        sha2::block_api::compress512(st, blocks.as_chunks::<128>().0);
-    }
-}
-
-impl Algo for Sha384 {
-    type W = u64;
-    type Out = [u8; 48];
-    const BLOCK: usize = 128;
-    const LEN_BYTES: usize = 16;
-    const LEN_BE: bool = true;
-    const IV: [u64; 8] = [
-        0xcbbb9d5dc1059ed8,
-        0x629a292a367cd507,
-        0x9159015a3070dd17,
-        0x152fecd8f70e5939,
-        0x67332667ffc00b31,
-        0x8eb44a8768581511,
-        0xdb0c2e0d64f98fa7,
-        0x47b5481dbefa4fa4,
-    ];
-    #[inline(always)]
-    fn out(st: &State<u64>, lane: usize) -> [u8; 48] {
-        out_be(st, lane)
-    }
-    #[inline]
-    fn single(bytes: &[u8]) -> [u8; 48] {
-        crate::digest::oneshot::sha384(bytes)
-    }
-    #[inline]
-    fn compress_scalar(st: &mut [u64; 8], blocks: &[u8]) {
-        sha2::block_api::compress512(st, blocks.as_chunks::<128>().0);
-    }
-}
 
 /// Fractional parts of the cube roots of the first 80 primes.
 const K: [u64; 80] = [

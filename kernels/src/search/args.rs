@@ -38,6 +38,25 @@ pub(crate) fn is_unchecked(d: &dyn Datum) -> bool {
     matches!(d.get().0.data_type(), DataType::Binary | DataType::LargeBinary | DataType::BinaryView)
 }
 
+/// Matches a [`StrArg`]: `$scalar` with `$v` bound to a scalar's value, or
+/// `$array` with `$a` bound to the array, in one arm per layout (so
+/// `$array` is monomorphised for each).
+macro_rules! match_layout {
+    ($arg:expr, |$v:ident| $scalar:expr, |$a:ident| $array:expr) => {{
+        use $crate::search::args::StrArg;
+        match $arg {
+            StrArg::Scalar($v) => $scalar,
+            StrArg::Utf8($a) => $array,
+            StrArg::Large($a) => $array,
+            StrArg::View($a) => $array,
+            StrArg::Bin($a) => $array,
+            StrArg::LargeBin($a) => $array,
+            StrArg::BinView($a) => $array,
+        }
+    }};
+}
+pub(crate) use match_layout;
+
 impl<'a> StrArg<'a> {
     /// Reads `d`, naming it `what` in errors.
     pub(crate) fn new(d: &'a dyn Datum, what: &str) -> Result<Self> {
@@ -57,46 +76,18 @@ impl<'a> StrArg<'a> {
         if a.len() != 1 {
             return Err(invalid_arg(format!("{what}: a scalar must have length 1, got {}", a.len())));
         }
-        let v = if a.is_null(0) {
-            None
-        } else {
-            Some(match arg {
-                StrArg::Utf8(s) => s.bytes(0),
-                StrArg::Large(s) => s.bytes(0),
-                StrArg::View(s) => s.bytes(0),
-                StrArg::Bin(s) => s.bytes(0),
-                StrArg::LargeBin(s) => s.bytes(0),
-                StrArg::BinView(s) => s.bytes(0),
-                StrArg::Scalar(v) => v.unwrap_or(&[]),
-            })
-        };
+        let v = if a.is_null(0) { None } else { Some(match_layout!(arg, |v| v.unwrap_or(&[]), |s| s.bytes(0))) };
         Ok(StrArg::Scalar(v))
     }
 
     /// Row count if this is an array.
     pub(crate) fn array_len(&self) -> Option<usize> {
-        match self {
-            StrArg::Scalar(_) => None,
-            StrArg::Utf8(a) => Some(a.len()),
-            StrArg::Large(a) => Some(a.len()),
-            StrArg::View(a) => Some(a.len()),
-            StrArg::Bin(a) => Some(a.len()),
-            StrArg::LargeBin(a) => Some(a.len()),
-            StrArg::BinView(a) => Some(a.len()),
-        }
+        match_layout!(*self, |_v| None, |a| Some(a.len()))
     }
 
     /// The NULL mask of an array argument.
     pub(crate) fn nulls(&self) -> Option<&'a NullBuffer> {
-        match *self {
-            StrArg::Scalar(_) => None,
-            StrArg::Utf8(a) => a.nulls(),
-            StrArg::Large(a) => a.nulls(),
-            StrArg::View(a) => a.nulls(),
-            StrArg::Bin(a) => a.nulls(),
-            StrArg::LargeBin(a) => a.nulls(),
-            StrArg::BinView(a) => a.nulls(),
-        }
+        match_layout!(*self, |_v| None, |a| a.nulls())
     }
 
     /// Whether this is a NULL scalar (every output row is NULL).
@@ -116,15 +107,7 @@ impl<'a> StrArg<'a> {
     /// [`with_rows!`] in hot loops.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> &'a [u8] {
-        match *self {
-            StrArg::Scalar(v) => v.unwrap_or(&[]),
-            StrArg::Utf8(a) => a.bytes(i),
-            StrArg::Large(a) => a.bytes(i),
-            StrArg::View(a) => a.bytes(i),
-            StrArg::Bin(a) => a.bytes(i),
-            StrArg::LargeBin(a) => a.bytes(i),
-            StrArg::BinView(a) => a.bytes(i),
-        }
+        match_layout!(*self, |v| v.unwrap_or(&[]), |a| a.bytes(i))
     }
 }
 
@@ -143,30 +126,30 @@ impl<C> Clone for Col<'_, C> {
 }
 impl<C> Copy for Col<'_, C> {}
 
-impl<T: ByteArrayType> Rows for Col<'_, GenericByteArray<T>> {
-    #[inline(always)]
-    fn row(&self, i: usize) -> &[u8] {
-        if i < self.0.len() {
-            // SAFETY: `i < len`, and arrow-rs validated the offsets (in
-            // bounds, monotonic) when the array was built.
-            unsafe { self.0.value_unchecked(i) }.as_ref()
-        } else {
-            &[]
+/// [`Rows::row`] of a column: row `i`'s value, unchecked once `i` is known
+/// to be in bounds (the same code for the offset and the view layouts).
+macro_rules! col_row {
+    () => {
+        #[inline(always)]
+        fn row(&self, i: usize) -> &[u8] {
+            if i < self.0.len() {
+                // SAFETY: `i < len`, and arrow-rs validated the offsets (in
+                // bounds, monotonic) or the views (buffer index, offset and
+                // length in bounds) when the array was built.
+                unsafe { self.0.value_unchecked(i) }.as_ref()
+            } else {
+                &[]
+            }
         }
-    }
+    };
+}
+
+impl<T: ByteArrayType> Rows for Col<'_, GenericByteArray<T>> {
+    col_row!();
 }
 
 impl<T: ByteViewType + ?Sized> Rows for Col<'_, GenericByteViewArray<T>> {
-    #[inline(always)]
-    fn row(&self, i: usize) -> &[u8] {
-        if i < self.0.len() {
-            // SAFETY: `i < len`, and arrow-rs validated the views (buffer
-            // index, offset and length in bounds) when the array was built.
-            unsafe { self.0.value_unchecked(i) }.as_ref()
-        } else {
-            &[]
-        }
-    }
+    col_row!();
 }
 
 /// The same value on every row.
@@ -185,37 +168,18 @@ impl Rows for Const<'_> {
 /// scalars before).
 macro_rules! with_rows {
     ($arg:expr, |$r:ident| $body:expr) => {{
-        use $crate::search::args::{Col, Const, StrArg};
-        match $arg {
-            StrArg::Scalar(v) => {
+        use $crate::search::args::{Col, Const};
+        $crate::search::args::match_layout!(
+            $arg,
+            |v| {
                 let $r = Const(v.unwrap_or(&[]));
                 $body
-            }
-            StrArg::Utf8(a) => {
+            },
+            |a| {
                 let $r = Col(a);
                 $body
             }
-            StrArg::Large(a) => {
-                let $r = Col(a);
-                $body
-            }
-            StrArg::View(a) => {
-                let $r = Col(a);
-                $body
-            }
-            StrArg::Bin(a) => {
-                let $r = Col(a);
-                $body
-            }
-            StrArg::LargeBin(a) => {
-                let $r = Col(a);
-                $body
-            }
-            StrArg::BinView(a) => {
-                let $r = Col(a);
-                $body
-            }
-        }
+        )
     }};
 }
 pub(crate) use with_rows;
@@ -307,15 +271,7 @@ impl StrArg<'_> {
     /// Upper bound of the value bytes the rows span (`rows` copies of a
     /// scalar).
     pub(crate) fn bytes_hint(&self, rows: usize) -> usize {
-        match self {
-            StrArg::Scalar(v) => v.map_or(0, |v| v.len()).saturating_mul(rows),
-            StrArg::Utf8(a) => a.value_bytes_hint(),
-            StrArg::Large(a) => a.value_bytes_hint(),
-            StrArg::View(a) => a.value_bytes_hint(),
-            StrArg::Bin(a) => a.value_bytes_hint(),
-            StrArg::LargeBin(a) => a.value_bytes_hint(),
-            StrArg::BinView(a) => a.value_bytes_hint(),
-        }
+        match_layout!(*self, |v| v.map_or(0, |v| v.len()).saturating_mul(rows), |a| a.value_bytes_hint())
     }
 }
 

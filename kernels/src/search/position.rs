@@ -49,12 +49,18 @@ fn ascii8(s: &[u8], pos: usize) -> bool {
     }
 }
 
-/// Walks character boundaries from `(pos, ch)` while `pos < target`.
-/// Returns the first boundary at or past `target` and its character index.
+/// Walks character boundaries from `(pos, ch)` while `go(pos, ch)`, eight
+/// ASCII bytes at a time where `eight(pos, ch)` allows eight more
+/// characters. Returns the boundary it stops at and its character index.
 #[inline(always)]
-fn walk_to(s: &[u8], mut pos: usize, mut ch: i64, target: usize) -> (usize, i64) {
-    while pos < target {
-        if pos + 8 <= target && ascii8(s, pos) {
+fn walk(
+    s: &[u8],
+    (mut pos, mut ch): (usize, i64),
+    go: impl Fn(usize, i64) -> bool,
+    eight: impl Fn(usize, i64) -> bool,
+) -> (usize, i64) {
+    while go(pos, ch) {
+        if eight(pos, ch) && ascii8(s, pos) {
             pos += 8;
             ch += 8;
             continue;
@@ -65,21 +71,18 @@ fn walk_to(s: &[u8], mut pos: usize, mut ch: i64, target: usize) -> (usize, i64)
     (pos, ch)
 }
 
+/// Walks character boundaries from `(pos, ch)` while `pos < target`.
+/// Returns the first boundary at or past `target` and its character index.
+#[inline(always)]
+fn walk_to(s: &[u8], pos: usize, ch: i64, target: usize) -> (usize, i64) {
+    walk(s, (pos, ch), |pos, _| pos < target, |pos, _| pos + 8 <= target)
+}
+
 /// Skips `n` characters from the start (`n <= 0` skips none), stopping at
 /// the end of `s`, like the first loop of `BinaryStringData.indexOf`.
 #[inline(always)]
 pub(crate) fn skip_chars(s: &[u8], n: i64) -> (usize, i64) {
-    let (mut pos, mut ch) = (0usize, 0i64);
-    while pos < s.len() && ch < n {
-        if n - ch >= 8 && ascii8(s, pos) {
-            pos += 8;
-            ch += 8;
-            continue;
-        }
-        pos += flink_char_len(s[pos]);
-        ch += 1;
-    }
-    (pos, ch)
+    walk(s, (0, 0), |pos, ch| pos < s.len() && ch < n, |_, ch| n - ch >= 8)
 }
 
 /// `BinaryStringData.numChars()`.

@@ -62,41 +62,43 @@ pub(in crate::encode) fn rows<O: OffsetSizeTrait>(
     Ok((done, run))
 }
 
-/// [`rows_with`] at 32 bytes per vector.
-///
-/// # Safety
-///
-/// The CPU has AVX2; otherwise as [`rows_with`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn rows_avx2<O: OffsetSizeTrait>(
-    run: &mut Run,
-    f: EncodeFn,
-    sink: &mut Sink<'_>,
-    out_offsets: &mut Vec<O>,
-) -> Result<usize> {
-    // SAFETY: AVX2 is this function's feature; the rest is forwarded.
-    unsafe { rows_with::<super::hit::Simd<core::arch::x86_64::__m256i>, O>(run, f, sink, out_offsets) }
+/// Defines `$name`, [`rows_with`] compiled with `$features` for the vector
+/// `$v`: one instance per vector width, each inlining the hit path.
+macro_rules! rows_with_features {
+    ($(#[$attr:meta])* $name:ident, $features:literal, $v:ty) => {
+        $(#[$attr])*
+        ///
+        /// # Safety
+        ///
+        #[doc = concat!("The CPU has ", $features, "; otherwise as [`rows_with`].")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<O: OffsetSizeTrait>(
+            run: &mut Run,
+            f: EncodeFn,
+            sink: &mut Sink<'_>,
+            out_offsets: &mut Vec<O>,
+        ) -> Result<usize> {
+            // SAFETY: the features are this function's; the rest is
+            // forwarded.
+            unsafe { rows_with::<super::hit::Simd<$v>, O>(run, f, sink, out_offsets) }
+        }
+    };
 }
 
-/// [`rows_with`] at 64 bytes per vector.
-///
-/// # Safety
-///
-/// The CPU has AVX-512F and AVX-512BW; otherwise as [`rows_with`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-#[allow(clippy::incompatible_msrv)]
-unsafe fn rows_avx512<O: OffsetSizeTrait>(
-    run: &mut Run,
-    f: EncodeFn,
-    sink: &mut Sink<'_>,
-    out_offsets: &mut Vec<O>,
-) -> Result<usize> {
-    // SAFETY: AVX-512F/BW are this function's features; the rest is
-    // forwarded.
-    unsafe { rows_with::<super::hit::Simd<core::arch::x86_64::__m512i>, O>(run, f, sink, out_offsets) }
-}
+rows_with_features!(
+    /// [`rows_with`] at 32 bytes per vector.
+    rows_avx2,
+    "avx2",
+    core::arch::x86_64::__m256i
+);
+rows_with_features!(
+    /// [`rows_with`] at 64 bytes per vector.
+    #[allow(clippy::incompatible_msrv)]
+    rows_avx512,
+    "avx512f,avx512bw",
+    core::arch::x86_64::__m512i
+);
 
 /// The row loop. NULL rows push their offset and touch nothing else.
 ///

@@ -215,29 +215,25 @@ mod tests {
         check::<Simd<core::arch::x86_64::__m128i>>();
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx2() {
-        #[target_feature(enable = "avx2")]
-        unsafe fn run() {
-            check::<Simd<core::arch::x86_64::__m256i>>();
-        }
-        if crate::arch::Level::Avx2.testable_level() {
-            // SAFETY: AVX2 detected.
-            unsafe { run() }
-        }
+    /// A test running [`check`] on `$v` where the CPU has `$level`.
+    macro_rules! isa_test {
+        ($name:ident, $features:literal, $level:ident, $v:ty) => {
+            #[cfg(target_arch = "x86_64")]
+            #[test]
+            fn $name() {
+                #[target_feature(enable = $features)]
+                unsafe fn run() {
+                    check::<Simd<$v>>();
+                }
+                if crate::arch::Level::$level.testable_level() {
+                    // SAFETY: the level (with `$features` among its
+                    // features) detected.
+                    unsafe { run() }
+                }
+            }
+        };
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx512() {
-        #[target_feature(enable = "avx512f,avx512bw")]
-        unsafe fn run() {
-            check::<Simd<core::arch::x86_64::__m512i>>();
-        }
-        if crate::arch::Level::Avx512.testable_level() {
-            // SAFETY: the AVX-512 level (F/BW among its features) detected.
-            unsafe { run() }
-        }
-    }
+    isa_test!(avx2, "avx2", Avx2, core::arch::x86_64::__m256i);
+    isa_test!(avx512, "avx512f,avx512bw", Avx512, core::arch::x86_64::__m512i);
 }
