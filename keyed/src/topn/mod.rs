@@ -45,6 +45,7 @@
 
 mod rank;
 mod snap;
+mod sort_key;
 
 use std::sync::Arc;
 

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use bumpalo::collections::Vec as BumpVec;
 
+use super::sort_key::{OwnedSortKey, SortKey};
 use crate::row_kind::RowKind;
 
 /// A stored row: its arrow-row payload bytes, shared.
@@ -77,7 +78,7 @@ impl Bucket {
 /// and the rows after it are one range from its own bucket on.
 #[derive(Default, Debug)]
 pub(crate) struct Partition {
-    pub(crate) buckets: BTreeMap<Box<[u8]>, Bucket>,
+    pub(crate) buckets: BTreeMap<OwnedSortKey, Bucket>,
     /// Rows over all buckets.
     pub(crate) rows: usize,
 }
@@ -88,9 +89,10 @@ impl Partition {
     /// Walks from the first bucket instead of searching for `key`: it stops
     /// after at most `limit + 1` rows.
     fn rows_before(&self, key: &[u8], limit: u64) -> u64 {
+        let key = SortKey::new(key);
         let mut n = 0u64;
         for (k, rows) in &self.buckets {
-            if n > limit || **k >= *key {
+            if n > limit || k.as_key() >= key {
                 break;
             }
             n += rows.len() as u64;
@@ -101,8 +103,9 @@ impl Partition {
     /// The rows after position `skip` of `key`'s bucket, then every row of
     /// the later buckets, in rank order (one B-tree search).
     fn rows_after<'a>(&'a self, key: &'a [u8], skip: usize) -> impl Iterator<Item = &'a StoredRow> + 'a {
-        let from = self.buckets.range::<[u8], _>((Bound::Included(key), Bound::Unbounded));
-        from.flat_map(move |(k, b)| b.iter().skip(if **k == *key { skip } else { 0 }))
+        let key = SortKey::new(key);
+        let from = self.buckets.range::<SortKey, _>((Bound::Included(key), Bound::Unbounded));
+        from.flat_map(move |(k, b)| b.iter().skip(if k.as_key() == key { skip } else { 0 }))
     }
 
     /// Flink's `TopNBuffer.checkSortKeyInBufferRange` for a buffer that
@@ -112,7 +115,7 @@ impl Partition {
     pub(crate) fn accepts(&self, key: &[u8], end: u64) -> bool {
         match self.buckets.last_key_value() {
             None => true,
-            Some((worst, _)) => key < &**worst || (self.rows as u64) < end,
+            Some((worst, _)) => SortKey::new(key) < worst.as_key() || (self.rows as u64) < end,
         }
     }
 
@@ -127,11 +130,11 @@ impl Partition {
     /// (the new row's position in it, 1-based).
     pub(crate) fn push_counted(&mut self, key: &[u8], row: StoredRow) -> (usize, usize) {
         self.rows += 1;
-        if let Some(b) = self.buckets.get_mut(key) {
+        if let Some(b) = self.buckets.get_mut(SortKey::new(key)) {
             b.push(row);
             return (0, b.len());
         }
-        self.buckets.insert(Box::from(key), Bucket::new(row));
+        self.buckets.insert(OwnedSortKey::new(key), Bucket::new(row));
         (key.len() + super::BUCKET_OVERHEAD, 1)
     }
 
@@ -140,6 +143,7 @@ impl Partition {
     /// bucket. Returns the row's position in its bucket, the removed row
     /// and the bytes released; `None` when no row matches.
     pub(crate) fn take(&mut self, key: &[u8], row: &[u8]) -> Option<(usize, StoredRow, usize)> {
+        let key = SortKey::new(key);
         let b = self.buckets.get_mut(key)?;
         let idx = b.iter().position(|r| **r == *row)?;
         self.rows -= 1;
@@ -348,7 +352,7 @@ pub(crate) fn emit_append_plain(p: &mut Partition, new: &StoredRow, out: &mut Ou
 pub(crate) fn top1_decide(p: &Partition, key: &[u8]) -> Top1 {
     match p.buckets.first_key_value() {
         None => Top1::First,
-        Some((kept, _)) if key < &**kept => Top1::Replaces,
+        Some((kept, _)) if SortKey::new(key) < kept.as_key() => Top1::Replaces,
         Some(_) => Top1::Ignored,
     }
 }
