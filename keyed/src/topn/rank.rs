@@ -183,7 +183,8 @@ impl Partition {
             }
             let (k, rows) = e.remove_entry();
             self.rows -= len;
-            freed += k.len() + super::BUCKET_OVERHEAD + rows.iter().map(|r| r.len() + super::ROW_OVERHEAD).sum::<usize>();
+            freed +=
+                k.len() + super::BUCKET_OVERHEAD + rows.iter().map(|r| r.len() + super::ROW_OVERHEAD).sum::<usize>();
         }
         freed
     }
