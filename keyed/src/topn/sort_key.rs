@@ -42,8 +42,11 @@ impl PartialOrd for SortKey {
 }
 
 /// Owned sort-key bytes, the B-tree's key type (copied once, when a sort
-/// key first appears in a partition).
-#[derive(Debug, PartialEq, Eq)]
+/// key first appears in a partition). Its derived order is `[u8]`'s, the
+/// same as [`SortKey`]'s (as `Borrow` requires); the searches compare
+/// through the borrowed [`SortKey`], so only an insert's own comparisons
+/// take the derived (`memcmp`) path.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct OwnedSortKey(Box<[u8]>);
 
 impl OwnedSortKey {
@@ -67,20 +70,6 @@ impl Borrow<SortKey> for OwnedSortKey {
     #[inline(always)]
     fn borrow(&self) -> &SortKey {
         self.as_key()
-    }
-}
-
-impl Ord for OwnedSortKey {
-    #[inline(always)]
-    fn cmp(&self, other: &Self) -> Ordering {
-        cmp_bytes(&self.0, &other.0)
-    }
-}
-
-impl PartialOrd for OwnedSortKey {
-    #[inline(always)]
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 
