@@ -46,7 +46,7 @@ impl Bucket {
 
     /// The rows in arrival order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &StoredRow> {
-        std::iter::once(&self.first).chain(&self.rest)
+        self.into_iter()
     }
 
     fn first(&self) -> &StoredRow {
@@ -66,6 +66,17 @@ impl Bucket {
         } else {
             self.rest.remove(idx - 1)
         }
+    }
+}
+
+/// `for row in &bucket`, `buckets.values().flatten()`: the rows in arrival
+/// order, as for the `Vec` a bucket was before.
+impl<'a> IntoIterator for &'a Bucket {
+    type Item = &'a StoredRow;
+    type IntoIter = std::iter::Chain<std::iter::Once<&'a StoredRow>, std::slice::Iter<'a, StoredRow>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.first).chain(&self.rest)
     }
 }
 
