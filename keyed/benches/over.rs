@@ -1,7 +1,10 @@
 //! OVER aggregation: the borrowed-byte operator beside its owned-key
 //! variant (a fresh `Vec<u8>` partition key per probe) and, for the running
-//! fold, a plainly written scalar reference (owned `String` keys in a
-//! `HashMap`, one output row built per input row), in one run.
+//! fold, its owned-scalar-key variant (a `Vec` of owned scalar values per
+//! row, hashed and compared as scalars: the key the OVER loops built before
+//! they probed borrowed bytes) and a plainly written scalar reference
+//! (owned `String` keys in a `HashMap`, one output row built per input
+//! row), in one run.
 //!
 //! 4,096-row batches over 1, 256 and 4,096 partitions. Each case first
 //! prints allocations per row (counting allocator below) and interleaved
@@ -89,15 +92,20 @@ fn running_fold(c: &mut Criterion) {
     let kinds = vec![RowKind::Insert; ROWS];
     for parts in PARTITIONS {
         let b = batch(parts, 0);
-        let mut ops = over(OverTime::ProcTime, OverFrame::RowsUnbounded, &[AggSpec::count_star(), AggSpec::sum(1)]);
+        let aggs = [AggSpec::count_star(), AggSpec::sum(1)];
+        let [borrowed, owned] = over(OverTime::ProcTime, OverFrame::RowsUnbounded, &aggs);
+        let [mut scalar, _] = over(OverTime::ProcTime, OverFrame::RowsUnbounded, &aggs);
+        scalar.set_scalar_key_probe(true).unwrap();
+        let mut ops = [borrowed, owned, scalar];
         let mut model = Model::default();
         for o in &mut ops {
             o.process(&b, &kinds).unwrap();
         }
         model.step(&b);
-        let [borrowed, owned] = &mut ops;
+        let [borrowed, owned, scalar] = &mut ops;
         let mut run_b = || drop(black_box(borrowed.process(&b, &kinds).unwrap()));
         let mut run_o = || drop(black_box(owned.process(&b, &kinds).unwrap()));
+        let mut run_s = || drop(black_box(scalar.process(&b, &kinds).unwrap()));
         let mut run_m = || model.step(black_box(&b));
         // The owned variant's extra work alone: one fresh `Vec` per row's
         // key bytes, copied and freed (its floor: 2× needs borrowed ≤ this).
@@ -110,7 +118,10 @@ fn running_fold(c: &mut Criterion) {
             }
         };
         g.report(parts, &mut [("key_copy", &mut run_k)]);
-        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)]);
+        g.compare(
+            parts,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("scalar", &mut run_s), ("reference", &mut run_m)],
+        );
     }
     g.finish();
 }

@@ -537,3 +537,25 @@ fn an_outdated_cleanup_timer_moves_the_last_trigger() {
     // Frame at 7: rows within 3 of 7 (5 and 7).
     assert_eq!(cols(&wm(&mut o, 8), &[1, 6]), vec![vec![Cell::I(4), Cell::I(6)]]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The benches' owned-scalar-key variant of the proctime running fold
+    /// (`set_scalar_key_probe`) computes what the model computes, so its
+    /// timings compare like with like.
+    #[test]
+    fn the_scalar_key_probe_matches_the_reference_model(batches in prop::collection::vec(prop::collection::vec(arb_row(), 0..8), 0..10)) {
+        let (time, frame) = (OverTime::ProcTime, OverFrame::RowsUnbounded);
+        let mut o = op(time, frame);
+        o.set_scalar_key_probe(true).unwrap();
+        let steps: Vec<Step> = batches.into_iter().map(Step::Rows).collect();
+        check(&mut o, &mut Model::new(time, frame), &steps, &mut 0)?;
+    }
+}
+
+#[test]
+fn the_scalar_key_probe_is_for_the_proctime_running_fold_only() {
+    let mut o = op(OverTime::RowTime { column: 2 }, OverFrame::RowsUnbounded);
+    assert!(matches!(o.set_scalar_key_probe(true), Err(Error::InvalidArgument(_))));
+}

@@ -15,26 +15,35 @@ pub fn partitions(rows: usize, parts: usize) -> ArrayRef {
     Arc::new(StringArray::from((0..rows).map(|i| format!("partition-{}", i % parts)).collect::<Vec<_>>()))
 }
 
-/// Minimum and median time of `runs` calls of `f`, in seconds.
-fn timed(runs: usize, f: &mut dyn FnMut()) -> (f64, f64) {
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
+/// Rounds of the interleaved timing: each round calls every variant once.
+const ROUNDS: usize = 15;
+
+/// Minimum and median of each row of `t`, in seconds.
+fn min_med(mut t: Vec<f64>) -> (f64, f64) {
     t.sort_by(f64::total_cmp);
-    (t[0], t[runs / 2])
+    (t[0], t[t.len() / 2])
 }
 
-/// Allocations per row and interleaved min / median time per row of each
-/// variant (one call handles `rows` rows), printed on stderr.
+/// Allocations per row and min / median time per row of each variant (one
+/// call handles `rows` rows), printed on stderr. The timing is interleaved:
+/// [`ROUNDS`] rounds, each calling every variant once in turn, so load from
+/// other processes on a shared machine falls on all variants alike.
 fn report(group: &str, parts: usize, rows: usize, variants: &mut [(&str, &mut dyn FnMut())]) {
-    for (name, f) in variants.iter_mut() {
+    let mut allocs = Vec::with_capacity(variants.len());
+    for (_, f) in variants.iter_mut() {
         f();
-        let (a, _) = count_allocs(&mut **f);
-        let (min, med) = timed(15, &mut **f);
+        allocs.push(count_allocs(&mut **f).0);
+    }
+    let mut times = vec![Vec::with_capacity(ROUNDS); variants.len()];
+    for _ in 0..ROUNDS {
+        for ((_, f), t) in variants.iter_mut().zip(&mut times) {
+            let s = Instant::now();
+            f();
+            t.push(s.elapsed().as_secs_f64());
+        }
+    }
+    for (((name, _), a), t) in variants.iter().zip(allocs).zip(times) {
+        let (min, med) = min_med(t);
         eprintln!(
             "{group:<22} partitions={parts:<5} {name:<9} allocs/row {:>7.3}  min {:>8.1} ns/row  med {:>8.1} ns/row",
             a as f64 / rows as f64,

@@ -77,6 +77,8 @@
 //! operator-wide buffer. Per-step plans (rows to decode, retracted rows
 //! copied out of frames) live in a `bumpalo` arena reset every step.
 
+#[cfg(feature = "public_imp")]
+mod scalar_probe;
 mod snap;
 mod state;
 mod step;
@@ -188,6 +190,9 @@ pub struct OverAggregate {
     watermark: i64,
     late: u64,
     owned_key_probe: bool,
+    /// Benchmark-only scalar partition keys (`set_scalar_key_probe`).
+    #[cfg(feature = "public_imp")]
+    scalar_probe: Option<scalar_probe::ScalarProbe>,
     // Per-step buffers, reused.
     slots: Vec<u32>,
     ops: Vec<u8>,
@@ -257,6 +262,8 @@ impl OverAggregate {
             watermark: i64::MIN,
             late: 0,
             owned_key_probe: false,
+            #[cfg(feature = "public_imp")]
+            scalar_probe: None,
             slots: Vec::new(),
             ops: Vec::new(),
             changed: Vec::new(),
@@ -313,6 +320,33 @@ impl OverAggregate {
         self.owned_key_probe = on;
     }
 
+    /// Benchmark-only: probe the proctime running fold's state through a
+    /// per-row `Vec` of owned scalar key values (the key the OVER loops
+    /// built before they probed borrowed bytes; see `over/scalar_probe.rs`),
+    /// so the benches can compare both in one run.
+    ///
+    /// # Errors
+    /// Any other OVER than the proctime running fold.
+    #[cfg(feature = "public_imp")]
+    pub fn set_scalar_key_probe(&mut self, on: bool) -> Result<()> {
+        if !matches!(self.mode, Mode::ProcUnbounded) {
+            return Err(invalid_arg("the scalar key probe is for the proctime running fold only"));
+        }
+        self.scalar_probe = on.then(scalar_probe::ScalarProbe::default);
+        Ok(())
+    }
+
+    /// Whether the benchmark-only scalar key probe is on.
+    #[cfg(feature = "public_imp")]
+    fn probes_scalar_keys(&self) -> bool {
+        self.scalar_probe.is_some()
+    }
+
+    #[cfg(not(feature = "public_imp"))]
+    fn probes_scalar_keys(&self) -> bool {
+        false
+    }
+
     /// Processes one batch of `+I` rows: proctime emits every row with its
     /// aggregate values; rowtime buffers the rows (dropping late ones) and
     /// returns an empty batch.
@@ -332,7 +366,9 @@ impl OverAggregate {
                 operator: "OverAggregate (insert-only input)",
             });
         }
-        self.key_plan.fill(batch, &self.partition_columns, &mut self.block)?;
+        if !self.probes_scalar_keys() {
+            self.key_plan.fill(batch, &self.partition_columns, &mut self.block)?;
+        }
         match self.mode {
             Mode::ProcUnbounded => self.proc_unbounded(batch),
             Mode::ProcRows(p) => self.proc_rows(batch, p),

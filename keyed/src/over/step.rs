@@ -33,13 +33,25 @@ impl OverAggregate {
     /// read the batch's own columns, which are also the output's.
     pub(super) fn proc_unbounded(&mut self, batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
         let n = batch.num_rows();
-        let Self { store, block, slots, ops, owned_key_probe, .. } = self;
+        #[cfg(feature = "public_imp")]
+        if self.scalar_probe.is_some() {
+            self.scalar_slots(batch)?;
+            return self.fold_slots(batch);
+        }
+        let Self { store, block, slots, owned_key_probe, .. } = self;
         slots.clear();
         let mut owned = Vec::new();
         for i in 0..n {
             let key = block.probe_row(i, owned_key_probe.then_some(&mut owned));
             slots.push(store.slot(key)?);
         }
+        self.fold_slots(batch)
+    }
+
+    /// The running fold of a proctime batch whose key slots are in
+    /// `self.slots`: accumulate every row, emit it with the values after it.
+    fn fold_slots(&mut self, batch: &RecordBatch) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let (n, ops) = (batch.num_rows(), &mut self.ops);
         ops.clear();
         ops.resize(n, op::ACC);
         let values = self.store.run(&mut self.outs, &mut self.changed, batch.columns(), &self.slots, &self.ops)?;

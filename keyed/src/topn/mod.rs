@@ -45,6 +45,7 @@
 
 mod rank;
 mod snap;
+mod sort_key;
 
 use std::sync::Arc;
 
@@ -161,6 +162,10 @@ pub struct TopN {
     block: KeyBlock,
     codec: PayloadCodec,
     arena: Bump,
+    /// Rows emitted by the last batch: the next batch's emission list is
+    /// reserved at that size, so it rarely grows (a growing list in the
+    /// arena copies itself and leaves its old buffers behind until reset).
+    emit_hint: usize,
     acct: Accounting,
     owned_key_probe: bool,
 }
@@ -233,6 +238,7 @@ impl TopN {
             parts: ByteKeyMap::default(),
             block: KeyBlock::new(),
             arena: Bump::new(),
+            emit_hint: 0,
             owned_key_probe: false,
         })
     }
@@ -300,8 +306,8 @@ impl TopN {
         self.codec.encode(batch)?;
         self.arena.reset();
         let ranked_algo = self.uses_row_number_algorithm();
-        let Self { parts, block, codec, arena, acct, opts, sort_rows, owned_key_probe, .. } = self;
-        let mut emits = BumpVec::new_in(&*arena);
+        let Self { parts, block, codec, arena, acct, opts, sort_rows, owned_key_probe, emit_hint, .. } = self;
+        let mut emits = BumpVec::with_capacity_in(*emit_hint, &*arena);
         let mut out = Out {
             emits: &mut emits,
             start: opts.rank_start,
@@ -333,6 +339,7 @@ impl TopN {
             cols.push(Arc::new(Int64Array::from_iter_values(emits.iter().map(|e| e.rank as i64))));
         }
         let n = kinds.len();
+        *emit_hint = n;
         drop(emits);
         let batch = RecordBatch::try_new_with_options(
             self.output_schema.clone(),
@@ -377,9 +384,9 @@ fn apply(
             if !part.accepts(row.sort, opts.rank_end) {
                 return Ok(());
             }
-            let new = store(part, acct, row)?;
+            let (new, own) = store(part, acct, row)?;
             let freed = if ranked_algo {
-                rank::emit_insert_ranked(part, row.sort, &new, out);
+                rank::emit_insert_ranked(part, row.sort, own, &new, out);
                 part.trim_past(opts.rank_end)
             } else {
                 rank::emit_append_plain(part, &new, out)
@@ -402,23 +409,21 @@ fn apply(
             }
         },
         TopNStrategy::Retract if row.accumulate => {
-            let new = store(part, acct, row)?;
+            let (new, own) = store(part, acct, row)?;
             if ranked_algo {
-                rank::emit_insert_ranked(part, row.sort, &new, out);
+                rank::emit_insert_ranked(part, row.sort, own, &new, out);
             } else {
-                rank::emit_insert_plain(part, row.sort, &new, out);
+                rank::emit_insert_plain(part, row.sort, own, &new, out);
             }
         }
         TopNStrategy::Retract => {
-            let Some(idx) = part.find(row.sort, row.payload) else { return Ok(()) };
+            let Some((idx, removed, freed)) = part.take(row.sort, row.payload) else { return Ok(()) };
             if ranked_algo {
-                rank::emit_retract_ranked(part, row.sort, idx, out);
+                rank::emit_retract_ranked(part, row.sort, idx, &removed, out);
             } else {
-                rank::emit_retract_plain(part, row.sort, idx, out);
+                rank::emit_retract_plain(part, row.sort, idx, &removed, out);
             }
-            if let Some((_, freed)) = part.remove(row.sort, idx) {
-                acct.release(freed);
-            }
+            acct.release(freed);
             if part.rows == 0 {
                 if let Some((k, _)) = parts.remove_entry(row.key) {
                     acct.release(k.len() + ENTRY_OVERHEAD);
@@ -434,11 +439,12 @@ fn row_cost(row: &Row<'_>) -> usize {
     row.payload.len() + ROW_OVERHEAD + row.sort.len() + BUCKET_OVERHEAD
 }
 
-/// Copies the row into state (the one copy of an accepted row).
-fn store(part: &mut Partition, acct: &mut Accounting, row: &Row<'_>) -> Result<rank::StoredRow> {
+/// Copies the row into state (the one copy of an accepted row). Returns it
+/// and its 1-based position in its sort key's bucket.
+fn store(part: &mut Partition, acct: &mut Accounting, row: &Row<'_>) -> Result<(rank::StoredRow, usize)> {
     acct.check(row_cost(row))?;
     let new: rank::StoredRow = Arc::from(row.payload);
-    let add = part.push(row.sort, new.clone()) + row.payload.len() + ROW_OVERHEAD;
-    acct.charge(add);
-    Ok(new)
+    let (add, own) = part.push_counted(row.sort, new.clone());
+    acct.charge(add + row.payload.len() + ROW_OVERHEAD);
+    Ok((new, own))
 }

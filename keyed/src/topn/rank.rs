@@ -19,16 +19,77 @@ use std::sync::Arc;
 
 use bumpalo::collections::Vec as BumpVec;
 
+use super::sort_key::{OwnedSortKey, SortKey};
 use crate::row_kind::RowKind;
 
 /// A stored row: its arrow-row payload bytes, shared.
 pub(crate) type StoredRow = Arc<[u8]>;
 
+/// The rows of one sort key in arrival order. The first row is held
+/// inline, so a sort key with a single row (most of them, for distinct
+/// sort keys) costs no `Vec` allocation; the rest follow in `rest`.
+#[derive(Debug)]
+pub(crate) struct Bucket {
+    first: StoredRow,
+    rest: Vec<StoredRow>,
+}
+
+impl Bucket {
+    fn new(row: StoredRow) -> Self {
+        Bucket { first: row, rest: Vec::new() }
+    }
+
+    /// Rows in the bucket (at least one).
+    pub(crate) fn len(&self) -> usize {
+        1 + self.rest.len()
+    }
+
+    /// The rows in arrival order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &StoredRow> {
+        self.into_iter()
+    }
+
+    fn first(&self) -> &StoredRow {
+        &self.first
+    }
+
+    fn push(&mut self, row: StoredRow) {
+        self.rest.push(row);
+    }
+
+    /// Removes row `idx` (not the only row: the caller drops a bucket that
+    /// would become empty).
+    fn remove(&mut self, idx: usize) -> StoredRow {
+        if idx == 0 {
+            let next = self.rest.remove(0);
+            std::mem::replace(&mut self.first, next)
+        } else {
+            self.rest.remove(idx - 1)
+        }
+    }
+}
+
+/// `for row in &bucket`, `buckets.values().flatten()`: the rows in arrival
+/// order, as for the `Vec` a bucket was before.
+impl<'a> IntoIterator for &'a Bucket {
+    type Item = &'a StoredRow;
+    type IntoIter = std::iter::Chain<std::iter::Once<&'a StoredRow>, std::slice::Iter<'a, StoredRow>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.first).chain(&self.rest)
+    }
+}
+
 /// The rows of one partition key, sorted by sort key bytes; rows of one
 /// sort key keep their arrival order.
+///
+/// Every per-row path searches the B-tree once (twice when it creates or
+/// drops a bucket): the rank of a row is counted by walking the first
+/// buckets from the front (at most N + 1 rows: only ranks up to N matter),
+/// and the rows after it are one range from its own bucket on.
 #[derive(Default, Debug)]
 pub(crate) struct Partition {
-    pub(crate) buckets: BTreeMap<Box<[u8]>, Vec<StoredRow>>,
+    pub(crate) buckets: BTreeMap<OwnedSortKey, Bucket>,
     /// Rows over all buckets.
     pub(crate) rows: usize,
 }
@@ -36,23 +97,26 @@ pub(crate) struct Partition {
 impl Partition {
     /// Rows in buckets strictly before `key`, counting no further than
     /// `limit + 1` (callers only need to know whether it exceeds `limit`).
+    /// Walks from the first bucket instead of searching for `key`: it stops
+    /// after at most `limit + 1` rows.
     fn rows_before(&self, key: &[u8], limit: u64) -> u64 {
+        let key = SortKey::new(key);
         let mut n = 0u64;
-        for (_, rows) in self.buckets.range::<[u8], _>((Bound::Unbounded, Bound::Excluded(key))) {
-            n += rows.len() as u64;
-            if n > limit {
+        for (k, rows) in &self.buckets {
+            if n > limit || k.as_key() >= key {
                 break;
             }
+            n += rows.len() as u64;
         }
         n
     }
 
     /// The rows after position `skip` of `key`'s bucket, then every row of
-    /// the later buckets, in rank order.
-    fn rows_after<'a>(&'a self, key: &[u8], skip: usize) -> impl Iterator<Item = &'a StoredRow> + 'a {
-        let own = self.buckets.get(key).map_or(&[][..], |b| b.get(skip..).unwrap_or(&[]));
-        let later = self.buckets.range::<[u8], _>((Bound::Excluded(key), Bound::Unbounded)).flat_map(|(_, b)| b.iter());
-        own.iter().chain(later)
+    /// the later buckets, in rank order (one B-tree search).
+    fn rows_after<'a>(&'a self, key: &'a [u8], skip: usize) -> impl Iterator<Item = &'a StoredRow> + 'a {
+        let key = SortKey::new(key);
+        let from = self.buckets.range::<SortKey, _>((Bound::Included(key), Bound::Unbounded));
+        from.flat_map(move |(k, b)| b.iter().skip(if k.as_key() == key { skip } else { 0 }))
     }
 
     /// Flink's `TopNBuffer.checkSortKeyInBufferRange` for a buffer that
@@ -62,7 +126,7 @@ impl Partition {
     pub(crate) fn accepts(&self, key: &[u8], end: u64) -> bool {
         match self.buckets.last_key_value() {
             None => true,
-            Some((worst, _)) => key < &**worst || (self.rows as u64) < end,
+            Some((worst, _)) => SortKey::new(key) < worst.as_key() || (self.rows as u64) < end,
         }
     }
 
@@ -70,49 +134,51 @@ impl Partition {
     /// key). Returns the bytes newly retained (key and bucket when the sort
     /// key is new).
     pub(crate) fn push(&mut self, key: &[u8], row: StoredRow) -> usize {
+        self.push_counted(key, row).0
+    }
+
+    /// [`Self::push`], also returning the rows of `key`'s bucket after it
+    /// (the new row's position in it, 1-based).
+    pub(crate) fn push_counted(&mut self, key: &[u8], row: StoredRow) -> (usize, usize) {
         self.rows += 1;
-        if let Some(b) = self.buckets.get_mut(key) {
+        if let Some(b) = self.buckets.get_mut(SortKey::new(key)) {
             b.push(row);
-            return 0;
+            return (0, b.len());
         }
-        self.buckets.insert(Box::from(key), vec![row]);
-        key.len() + super::BUCKET_OVERHEAD
+        self.buckets.insert(OwnedSortKey::new(key), Bucket::new(row));
+        (key.len() + super::BUCKET_OVERHEAD, 1)
     }
 
-    /// Position of the first row of `key`'s bucket whose bytes equal `row`
-    /// (Flink's `RecordEqualiser`: every field equal).
-    pub(crate) fn find(&self, key: &[u8], row: &[u8]) -> Option<usize> {
-        self.buckets.get(key)?.iter().position(|r| **r == *row)
-    }
-
-    /// Removes row `idx` of `key`'s bucket (dropping an emptied bucket);
-    /// returns the removed row and the bytes released.
-    pub(crate) fn remove(&mut self, key: &[u8], idx: usize) -> Option<(StoredRow, usize)> {
+    /// Removes the first row of `key`'s bucket whose bytes equal `row`
+    /// (Flink's `RecordEqualiser`: every field equal), dropping an emptied
+    /// bucket. Returns the row's position in its bucket, the removed row
+    /// and the bytes released; `None` when no row matches.
+    pub(crate) fn take(&mut self, key: &[u8], row: &[u8]) -> Option<(usize, StoredRow, usize)> {
+        let key = SortKey::new(key);
         let b = self.buckets.get_mut(key)?;
-        if idx >= b.len() {
-            return None;
-        }
-        let r = b.remove(idx);
+        let idx = b.iter().position(|r| **r == *row)?;
         self.rows -= 1;
-        let mut freed = r.len() + super::ROW_OVERHEAD;
-        if b.is_empty() {
-            self.buckets.remove(key);
-            freed += key.len() + super::BUCKET_OVERHEAD;
-        }
-        Some((r, freed))
+        let (r, mut freed) = if b.len() == 1 {
+            let (k, b) = self.buckets.remove_entry(key)?;
+            (b.first, k.len() + super::BUCKET_OVERHEAD)
+        } else {
+            (b.remove(idx), 0)
+        };
+        freed += r.len() + super::ROW_OVERHEAD;
+        Some((idx, r, freed))
     }
 
     /// Removes the very last row (Flink's `TopNBuffer.removeLast`).
     pub(crate) fn pop_last(&mut self) -> Option<(StoredRow, usize)> {
         let mut e = self.buckets.last_entry()?;
-        let r = e.get_mut().pop()?;
         self.rows -= 1;
-        let mut freed = r.len() + super::ROW_OVERHEAD;
-        if e.get().is_empty() {
-            let (k, _) = e.remove_entry();
-            freed += k.len() + super::BUCKET_OVERHEAD;
+        if let Some(r) = e.get_mut().rest.pop() {
+            let freed = r.len() + super::ROW_OVERHEAD;
+            return Some((r, freed));
         }
-        Some((r, freed))
+        let (k, b) = e.remove_entry();
+        let freed = b.first.len() + super::ROW_OVERHEAD + k.len() + super::BUCKET_OVERHEAD;
+        Some((b.first, freed))
     }
 
     /// Drops whole trailing buckets that lie entirely past rank `end`
@@ -186,47 +252,48 @@ impl Out<'_, '_> {
     }
 }
 
-/// After `new` was pushed into `key`'s bucket: the rank shifts it causes
-/// (`RetractableTopNFunction.emitRecordsWithRowNumber`,
+/// After `new` was pushed into `key`'s bucket as its `own`-th row: the
+/// rank shifts it causes (`RetractableTopNFunction.emitRecordsWithRowNumber`,
 /// `AppendOnlyTopNFunction.processElementWithRowNumber`): for each rank from
 /// the new row's to `end`, `-U` the row that held it and `+U` the row that
 /// holds it now, then `+I` at the first rank that was empty.
-pub(crate) fn emit_insert_ranked(p: &Partition, key: &[u8], new: &StoredRow, out: &mut Out<'_, '_>) {
-    let own = p.buckets.get(key).map_or(0, Vec::len) as u64;
-    let rank = p.rows_before(key, out.end) + own;
+pub(crate) fn emit_insert_ranked(p: &Partition, key: &[u8], own: usize, new: &StoredRow, out: &mut Out<'_, '_>) {
+    let rank = p.rows_before(key, out.end) + own as u64;
     if rank > out.end {
         return;
     }
-    shift_ranks(p.rows_after(key, own as usize), new, rank, true, out);
+    shift_ranks(p.rows_after(key, own), new, rank, true, out);
 }
 
-/// After `new` was pushed into `key`'s bucket, without rank numbers and
-/// without offset (`RetractableTopNFunction.emitRecordsWithoutRowNumber`):
-/// when the new row is in the top N, `-D` the row it pushed to rank N + 1,
-/// then `+I` the new row.
-pub(crate) fn emit_insert_plain(p: &Partition, key: &[u8], new: &StoredRow, out: &mut Out<'_, '_>) {
-    let own = p.buckets.get(key).map_or(0, Vec::len) as u64;
-    let rank = p.rows_before(key, out.end) + own;
+/// After `new` was pushed into `key`'s bucket as its `own`-th row, without
+/// rank numbers and without offset
+/// (`RetractableTopNFunction.emitRecordsWithoutRowNumber`): when the new
+/// row is in the top N, `-D` the row it pushed to rank N + 1, then `+I` the
+/// new row.
+pub(crate) fn emit_insert_plain(p: &Partition, key: &[u8], own: usize, new: &StoredRow, out: &mut Out<'_, '_>) {
+    let rank = p.rows_before(key, out.end) + own as u64;
     if rank > out.end {
         return;
     }
-    if let Some(pushed) = p.rows_after(key, own as usize).nth((out.end - rank) as usize) {
+    if let Some(pushed) = p.rows_after(key, own).nth((out.end - rank) as usize) {
         out.plain(pushed, RowKind::Delete);
     }
     out.plain(new, RowKind::Insert);
 }
 
-/// Before row `idx` of `key`'s bucket is removed, with rank numbers
-/// (`RetractableTopNFunction.retractRecordWithRowNumber`): for each rank
-/// from the removed row's to `end`, `-U` the row that held it and `+U` the
-/// row that moves up into it, then `-D` at the last rank that is now empty.
-pub(crate) fn emit_retract_ranked(p: &Partition, key: &[u8], idx: usize, out: &mut Out<'_, '_>) {
-    let Some(removed) = p.buckets.get(key).and_then(|b| b.get(idx)) else { return };
+/// After `removed`, row `idx` of `key`'s bucket, was taken out of the
+/// partition ([`Partition::take`]), with rank numbers
+/// (`RetractableTopNFunction.retractRecordWithRowNumber`, which emits
+/// before it removes: the rows after the removed one are the same rows):
+/// for each rank from the removed row's to `end`, `-U` the row that held it
+/// and `+U` the row that moves up into it, then `-D` at the last rank that
+/// is now empty.
+pub(crate) fn emit_retract_ranked(p: &Partition, key: &[u8], idx: usize, removed: &StoredRow, out: &mut Out<'_, '_>) {
     let rank = p.rows_before(key, out.end) + idx as u64 + 1;
     if rank > out.end {
         return;
     }
-    shift_ranks(p.rows_after(key, idx + 1), removed, rank, false, out);
+    shift_ranks(p.rows_after(key, idx), removed, rank, false, out);
 }
 
 /// The rank shifts from `rank` to `end` as `carried` enters the ranking
@@ -257,18 +324,18 @@ fn shift_ranks<'p>(
     }
 }
 
-/// Before row `idx` of `key`'s bucket is removed, without rank numbers and
-/// without offset (`RetractableTopNFunction.retractRecordWithoutRowNumber`):
-/// when the row is in the top N, `-D` it, then `+I` the row that moves up
-/// from rank N + 1 to N.
-pub(crate) fn emit_retract_plain(p: &Partition, key: &[u8], idx: usize, out: &mut Out<'_, '_>) {
-    let Some(removed) = p.buckets.get(key).and_then(|b| b.get(idx)) else { return };
+/// After `removed`, row `idx` of `key`'s bucket, was taken out of the
+/// partition, without rank numbers and without offset
+/// (`RetractableTopNFunction.retractRecordWithoutRowNumber`): when the row
+/// was in the top N, `-D` it, then `+I` the row that moves up from rank
+/// N + 1 to N.
+pub(crate) fn emit_retract_plain(p: &Partition, key: &[u8], idx: usize, removed: &StoredRow, out: &mut Out<'_, '_>) {
     let rank = p.rows_before(key, out.end) + idx as u64 + 1;
     if rank > out.end {
         return;
     }
     out.plain(removed, RowKind::Delete);
-    if let Some(up) = p.rows_after(key, idx + 1).nth((out.end - rank) as usize) {
+    if let Some(up) = p.rows_after(key, idx).nth((out.end - rank) as usize) {
         out.plain(up, RowKind::Insert);
     }
 }
@@ -297,7 +364,7 @@ pub(crate) fn emit_append_plain(p: &mut Partition, new: &StoredRow, out: &mut Ou
 pub(crate) fn top1_decide(p: &Partition, key: &[u8]) -> Top1 {
     match p.buckets.first_key_value() {
         None => Top1::First,
-        Some((kept, _)) if key < &**kept => Top1::Replaces,
+        Some((kept, _)) if SortKey::new(key) < kept.as_key() => Top1::Replaces,
         Some(_) => Top1::Ignored,
     }
 }
@@ -313,7 +380,7 @@ pub(crate) fn emit_top1(p: &Partition, new: &StoredRow, ranked: bool, out: &mut 
             out.plain(row, kind);
         }
     };
-    match p.buckets.first_key_value().and_then(|(_, b)| b.first()) {
+    match p.buckets.first_key_value().map(|(_, b)| b.first()) {
         None => emit(out, new, RowKind::Insert),
         Some(old) => {
             emit(out, old, RowKind::UpdateBefore);
