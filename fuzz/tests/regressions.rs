@@ -130,3 +130,82 @@ fn window_model_each_kind_with_a_restore() {
         });
     }
 }
+
+/// The Top-N model check for each strategy, with and without rank numbers and
+/// a rank offset, ties, NULL sort keys and retractions inside and outside the
+/// top N, with a restore in the middle (hand-written: the smoke run starts
+/// its corpus from nothing).
+#[test]
+fn topn_model_each_strategy_with_a_restore() {
+    use sluice_fuzz::topn::{check, Input, Op};
+    let batch = |base: u8| -> Vec<Op> {
+        (0..10u8)
+            .map(|i| match i % 5 {
+                3 => Op::Retract { pick: base + i, update: (i % 2 == 0).then_some(Some(i)), as_update_before: i > 5 },
+                4 => Op::RetractMissing(i, i, Some(i)),
+                _ => Op::Insert(base + i % 3, base + i, (i != 2).then_some(base.wrapping_mul(7) + i)),
+            })
+            .collect()
+    };
+    for strategy in 0..3 {
+        for (rank_number, offset) in [(false, 0), (true, 0), (false, 1), (true, 2)] {
+            check(&Input {
+                strategy,
+                end: 2,
+                offset,
+                rank_number,
+                update_before: offset != 1,
+                descending: rank_number,
+                nulls_first: offset == 0,
+                by_id: offset == 2,
+                batches: vec![batch(0), batch(1), vec![], batch(4), batch(9)],
+                restore_at: 2,
+                damage: Default::default(),
+                raw: vec![1, 2, 3],
+            });
+        }
+    }
+}
+
+/// The join model check for every join type, state view pair and Flink line,
+/// with NULL keys, duplicates, updates, deletes and a condition, and a
+/// restore in the middle (hand-written: the smoke run starts its corpus from
+/// nothing).
+#[test]
+fn join_model_each_join_type_and_view_with_a_restore() {
+    use sluice_fuzz::join::{check, Action, Input};
+    let side = |base: u8| -> Vec<Action> {
+        (0..12u8)
+            .map(|i| match i % 6 {
+                4 => Action::Delete(base + i),
+                5 => Action::Update(i, base + i, i, i),
+                _ => Action::Upsert(base + i / 2, i / 3, base + i, i % 2 == 0),
+            })
+            .collect()
+    };
+    for join_type in 0..4 {
+        for (left_view, right_view) in [(0, 0), (1, 2), (2, 1), (2, 2)] {
+            for flink1 in [false, true] {
+                check(&Input {
+                    join_type,
+                    left_view,
+                    right_view,
+                    flink1,
+                    condition: join_type + left_view,
+                    filter_nulls: right_view != 1,
+                    replaced_adds: !flink1,
+                    batches: vec![
+                        (true, side(0)),
+                        (false, side(1)),
+                        (true, side(3)),
+                        (false, side(2)),
+                        (true, side(5)),
+                    ],
+                    restore_at: 2,
+                    damage: Default::default(),
+                    raw: vec![7; 40],
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Plain rows for the keyed-operator models (`topn_model`, `over_model`,
+//! `join_model`): batches of BIGINT and VARCHAR columns built from
+//! [`Cell`]s and read back into them, and the snapshot damage every model
+//! target (and `keyed_snapshot`) applies before a restore that must fail
+//! cleanly or succeed, never panic.
+
+use std::sync::Arc;
+
+use arbitrary::Arbitrary;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, TimestampMillisecondType};
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, SchemaRef, TimeUnit};
+use sluice_keyed::RowKind;
+
+/// One value of a row: NULL, a BIGINT (or millisecond timestamp) or a VARCHAR.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cell {
+    /// SQL NULL.
+    Null,
+    /// A BIGINT or a millisecond timestamp.
+    I(i64),
+    /// A VARCHAR.
+    S(String),
+}
+
+impl Cell {
+    /// `Some(v)` → `I(v)`, `None` → `Null`.
+    pub fn int(v: Option<i64>) -> Cell {
+        v.map_or(Cell::Null, Cell::I)
+    }
+
+    /// `Some(s)` → `S(s)`, `None` → `Null`.
+    pub fn text(s: Option<&str>) -> Cell {
+        s.map_or(Cell::Null, |s| Cell::S(s.to_string()))
+    }
+}
+
+/// A row of cells.
+pub type Row = Vec<Cell>;
+/// One changelog record.
+pub type Change = (RowKind, Row);
+
+/// A batch of `schema` (Int64, Utf8 or Timestamp(Millisecond) fields) holding `rows`.
+///
+/// # Panics
+/// On a cell that does not fit its field (a bug in the calling model).
+pub fn batch_of(schema: &SchemaRef, rows: &[Row]) -> RecordBatch {
+    let cols: Vec<ArrayRef> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(c, f)| {
+            let ints = || {
+                rows.iter().map(|r| match &r[c] {
+                    Cell::I(v) => Some(*v),
+                    Cell::Null => None,
+                    other => panic!("{other:?} in the integer column {c}"),
+                })
+            };
+            match f.data_type() {
+                DataType::Int64 => Arc::new(ints().collect::<Int64Array>()) as ArrayRef,
+                DataType::Timestamp(TimeUnit::Millisecond, None) => {
+                    Arc::new(ints().collect::<arrow_array::TimestampMillisecondArray>())
+                }
+                DataType::Utf8 => Arc::new(
+                    rows.iter()
+                        .map(|r| match &r[c] {
+                            Cell::S(s) => Some(s.as_str()),
+                            Cell::Null => None,
+                            other => panic!("{other:?} in the string column {c}"),
+                        })
+                        .collect::<StringArray>(),
+                ),
+                other => panic!("rows::batch_of does not write {other}"),
+            }
+        })
+        .collect();
+    RecordBatch::try_new(schema.clone(), cols).expect("a batch of the model's rows")
+}
+
+/// The rows of `batch` as cells (Int64, Utf8 and Timestamp(Millisecond) columns).
+pub fn rows_of(batch: &RecordBatch) -> Vec<Row> {
+    (0..batch.num_rows())
+        .map(|i| {
+            batch
+                .columns()
+                .iter()
+                .map(|c| {
+                    if c.is_null(i) {
+                        return Cell::Null;
+                    }
+                    match c.data_type() {
+                        DataType::Int64 => Cell::I(c.as_primitive::<Int64Type>().value(i)),
+                        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                            Cell::I(c.as_primitive::<TimestampMillisecondType>().value(i))
+                        }
+                        DataType::Utf8 => Cell::S(c.as_string::<i32>().value(i).to_string()),
+                        other => panic!("an operator emitted a {other} column"),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// An operator's output as a changelog.
+pub fn changes_of(out: &(RecordBatch, Vec<RowKind>)) -> Vec<Change> {
+    assert_eq!(out.0.num_rows(), out.1.len(), "one RowKind per emitted row");
+    out.1.iter().copied().zip(rows_of(&out.0)).collect()
+}
+
+/// FNV-1a 64, the snapshot checksum (offset basis 0xcbf29ce484222325,
+/// prime 0x100000001b3), written plainly.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
+}
+
+/// Damage done to a valid snapshot: bytes flipped, the tail cut, bytes
+/// appended before the trailing checksum, which is recomputed when asked so
+/// that the damage reaches the entry parser.
+#[derive(Arbitrary, Debug, Clone, Default)]
+pub struct Damage {
+    /// `(position mod length, xor mask)`.
+    pub flips: Vec<(u16, u8)>,
+    /// Odd: cut `cut / 2` bytes off the end.
+    pub cut: u8,
+    /// Bytes appended before the checksum is (maybe) recomputed.
+    pub extra: Vec<u8>,
+    /// Recompute the checksum after the damage.
+    pub fix_checksum: bool,
+}
+
+impl Damage {
+    /// `snap` with the damage applied.
+    pub fn apply(&self, snap: &[u8]) -> Vec<u8> {
+        let mut bytes = snap.to_vec();
+        if !bytes.is_empty() {
+            for (at, x) in &self.flips {
+                let i = usize::from(*at) % bytes.len();
+                bytes[i] ^= x;
+            }
+        }
+        if self.cut % 2 == 1 {
+            bytes.truncate(bytes.len().saturating_sub(usize::from(self.cut / 2)));
+        }
+        if self.fix_checksum && bytes.len() >= 8 {
+            let body = bytes.len() - 8;
+            bytes.truncate(body);
+            bytes.extend_from_slice(&self.extra);
+            let sum = fnv1a(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+        }
+        bytes
+    }
+}
