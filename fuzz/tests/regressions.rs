@@ -209,3 +209,47 @@ fn join_model_each_join_type_and_view_with_a_restore() {
         }
     }
 }
+
+/// The OVER model check for every time attribute and frame, with late,
+/// tied and out-of-order rows, a watermark that goes back, NULL values and
+/// a restore in the middle (hand-written: the smoke run starts its corpus
+/// from nothing).
+#[test]
+fn over_model_each_frame_with_a_restore() {
+    use sluice_fuzz::over::{check, Input, Step};
+    let rows = |base: u8| -> Step {
+        Step::Rows(
+            (0..10u8)
+                .map(|i| {
+                    (base + i % 3, (i % 4 != 0).then_some(i as i8 - 3), base * 3 + i * 2 % 7, (i % 3 != 0).then_some(i))
+                })
+                .collect(),
+        )
+    };
+    for rowtime in [false, true] {
+        for frame in 0..4 {
+            for size in [1, 2, 3] {
+                check(&Input {
+                    rowtime,
+                    frame,
+                    size,
+                    steps: vec![
+                        rows(0),
+                        Step::Watermark(9),
+                        rows(2),
+                        Step::Watermark(2),
+                        rows(1),
+                        Step::Watermark(14),
+                        rows(5),
+                        Step::Watermark(15),
+                        Step::Watermark(10),
+                        rows(4),
+                    ],
+                    restore_at: 5,
+                    damage: Default::default(),
+                    raw: vec![0xff; 12],
+                });
+            }
+        }
+    }
+}
