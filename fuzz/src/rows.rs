@@ -154,3 +154,27 @@ impl Damage {
         bytes
     }
 }
+
+/// Runs `f` (a restore of damaged bytes) with the panic hook silenced, and
+/// panics afresh if a panic escapes it.
+///
+/// The keyed operators decode each restored payload row with arrow-row
+/// under `catch_unwind` (`sluice_keyed`'s `payload.rs`: arrow-row panics
+/// rather than erroring on foreign bytes) and turn a caught panic into
+/// `CorruptSnapshot`. libFuzzer's panic hook aborts the process on every
+/// panic, caught or not, so it would count that designed error path as a
+/// crash; silenced here, only a panic that escapes the operator fails the
+/// check.
+pub fn with_caught_panics_silenced<T>(f: impl FnOnce() -> T) -> T {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    match out {
+        Ok(v) => v,
+        Err(p) => {
+            let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+            panic!("a panic escaped restore: {}", msg.unwrap_or_default())
+        }
+    }
+}

@@ -253,3 +253,18 @@ fn over_model_each_frame_with_a_restore() {
         }
     }
 }
+
+/// A Top-N snapshot with one payload byte flipped and its checksum
+/// recomputed: restore decodes the stored row with arrow-row, which panics
+/// on it; `sluice_keyed` catches that panic by design (`payload.rs`) and
+/// returns `CorruptSnapshot`, but libFuzzer's panic hook aborted on the
+/// caught panic. The model targets now run damaged restores with the hook
+/// silenced (`rows::with_caught_panics_silenced`); a panic that escapes
+/// still fails them.
+#[test]
+fn topn_model_caught_arrow_row_panic() {
+    let input: sluice_fuzz::topn::Input =
+        replay(include_bytes!("../corpus/topn_model/seed-crash-caught-arrow-row-panic"));
+    assert!(input.damage.fix_checksum && !input.damage.flips.is_empty(), "{input:?}");
+    sluice_fuzz::topn::check(&input);
+}
