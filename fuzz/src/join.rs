@@ -32,11 +32,9 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use sluice_keyed::{
-    CmpOp, CondTerm, JoinLine, JoinOptions, JoinSide, JoinType, KeyGroupRange, RowKind, StreamingJoin, ViewKind,
-};
+use sluice_keyed::{CmpOp, CondTerm, JoinLine, JoinOptions, JoinSide, JoinType, RowKind, StreamingJoin, ViewKind};
 
-use crate::rows::{batch_of, changes_of, with_caught_panics_silenced, Cell, Change, Damage, Row};
+use crate::rows::{batch_of, changes_of, restored, Cell, Change, Damage, Row};
 
 /// One change of a side, turned into a valid changelog by [`Live::change`].
 #[derive(Arbitrary, Debug, Clone)]
@@ -387,8 +385,6 @@ fn options(input: &Input) -> JoinOptions {
     o
 }
 
-const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
-
 /// Runs the check on one input; panics on a mismatch.
 pub fn check(input: &Input) {
     let opts = options(input);
@@ -409,7 +405,7 @@ pub fn check(input: &Input) {
     let restore_at = usize::from(input.restore_at) % (input.batches.len() + 1);
     for (n, (is_left, actions)) in input.batches.iter().enumerate() {
         if n == restore_at {
-            op = restored(&op, input, &operator);
+            op = restored(&op, &operator, &input.damage, &input.raw);
         }
         let mut changes = Vec::new();
         for a in actions {
@@ -441,24 +437,6 @@ pub fn check(input: &Input) {
         }
     }
     if restore_at == input.batches.len() {
-        restored(&op, input, &operator);
+        restored(&op, &operator, &input.damage, &input.raw);
     }
-}
-
-/// A fresh join restored from `op`'s snapshot (the same keys and bytes in
-/// state); on the way, the damaged snapshot and the raw bytes go through
-/// `restore` of other fresh joins.
-fn restored(op: &StreamingJoin, input: &Input, operator: &dyn Fn() -> StreamingJoin) -> StreamingJoin {
-    let snap = op.snapshot(ALL).expect("snapshot");
-    let mut fresh = operator();
-    fresh.restore(&snap, ALL).expect("restore of a fresh snapshot");
-    assert_eq!((fresh.num_keys(), fresh.size()), (op.num_keys(), op.size()), "after restore");
-    let mut damaged = operator();
-    let bytes = input.damage.apply(&snap);
-    if with_caught_panics_silenced(|| damaged.restore(&bytes, ALL)).is_err() {
-        assert_eq!((damaged.num_keys(), damaged.size()), ((0, 0), 0), "a failed restore leaves no state");
-    }
-    let raw = operator().restore(&input.raw, ALL);
-    assert!(raw.is_err() || input.raw.is_empty(), "arbitrary bytes restored: {:?}", input.raw);
-    fresh
 }

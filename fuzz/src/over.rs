@@ -31,9 +31,9 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use sluice_keyed::{AggSpec, KeyGroupRange, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
+use sluice_keyed::{AggSpec, OverAggregate, OverFrame, OverOptions, OverTime, RowKind};
 
-use crate::rows::{batch_of, changes_of, with_caught_panics_silenced, Cell, Damage, Row};
+use crate::rows::{batch_of, changes_of, restored, Cell, Damage, Row};
 
 /// One step of the stream.
 #[derive(Arbitrary, Debug, Clone)]
@@ -296,8 +296,6 @@ fn by_key(rows: Vec<Row>) -> BTreeMap<Option<String>, Vec<Row>> {
     m
 }
 
-const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
-
 /// Runs the check on one input; panics on a mismatch.
 pub fn check(input: &Input) {
     let opts = options(input);
@@ -308,7 +306,7 @@ pub fn check(input: &Input) {
     let restore_at = usize::from(input.restore_at) % (input.steps.len() + 1);
     for (n, step) in input.steps.iter().enumerate() {
         if n == restore_at {
-            op = restored(&op, input, &operator);
+            op = restored(&op, &operator, &input.damage, &input.raw);
             model.watermark = i64::MIN;
         }
         match step {
@@ -345,7 +343,7 @@ pub fn check(input: &Input) {
         }
     }
     if restore_at == input.steps.len() {
-        op = restored(&op, input, &operator);
+        op = restored(&op, &operator, &input.damage, &input.raw);
         model.watermark = i64::MIN;
     }
     // Drain: every buffered row fires.
@@ -353,23 +351,4 @@ pub fn check(input: &Input) {
     let got =
         by_key(changes_of(&op.advance_watermark(end).expect("advance_watermark")).into_iter().map(|c| c.1).collect());
     assert_eq!(got, model.fire(end), "final watermark ({opts:?})");
-}
-
-/// A fresh operator restored from `op`'s snapshot (the same keys, rows and
-/// bytes in state); on the way, the damaged snapshot and the raw bytes go
-/// through `restore` of other fresh operators.
-fn restored(op: &OverAggregate, input: &Input, operator: &dyn Fn() -> OverAggregate) -> OverAggregate {
-    let snap = op.snapshot(ALL).expect("snapshot");
-    let mut fresh = operator();
-    fresh.restore(&snap, ALL).expect("restore of a fresh snapshot");
-    let state = |o: &OverAggregate| (o.num_keys(), o.num_pending(), o.size());
-    assert_eq!(state(&fresh), state(op), "after restore");
-    let mut damaged = operator();
-    let bytes = input.damage.apply(&snap);
-    if with_caught_panics_silenced(|| damaged.restore(&bytes, ALL)).is_err() {
-        assert_eq!(state(&damaged), (0, 0, 0), "a failed restore leaves no state");
-    }
-    let raw = operator().restore(&input.raw, ALL);
-    assert!(raw.is_err() || input.raw.is_empty(), "arbitrary bytes restored: {:?}", input.raw);
-    fresh
 }

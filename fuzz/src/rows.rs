@@ -1,8 +1,9 @@
 //! Plain rows for the keyed-operator models (`topn_model`, `over_model`,
 //! `join_model`): batches of BIGINT and VARCHAR columns built from
-//! [`Cell`]s and read back into them, and the snapshot damage every model
+//! [`Cell`]s and read back into them, the snapshot damage every model
 //! target (and `keyed_snapshot`) applies before a restore that must fail
-//! cleanly or succeed, never panic.
+//! cleanly or succeed, never panic, and the snapshot round trip
+//! ([`restored`]) each model target makes mid-stream.
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, TimestampMillisecondType};
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
-use sluice_keyed::RowKind;
+use sluice_keyed::{KeyGroupRange, OverAggregate, RowKind, StreamingJoin, TopN};
 
 /// One value of a row: NULL, a BIGINT (or millisecond timestamp) or a VARCHAR.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -177,4 +178,59 @@ pub fn with_caught_panics_silenced<T>(f: impl FnOnce() -> T) -> T {
             panic!("a panic escaped restore: {}", msg.unwrap_or_default())
         }
     }
+}
+
+/// Every key group of the default max parallelism (128).
+pub const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
+
+/// The snapshot calls the model targets make of a keyed operator, over
+/// every key group.
+pub trait Snapshots: Sized {
+    /// `snapshot(ALL)`.
+    fn snapshot_all(&self) -> Vec<u8>;
+    /// `restore(bytes, ALL)` succeeded.
+    fn restore_all(&mut self, bytes: &[u8]) -> bool;
+    /// The operator's state counters (keys, rows, bytes), printed.
+    fn state(&self) -> String;
+}
+
+macro_rules! snapshots {
+    ($($op:ty => |$o:ident| $state:expr;)*) => {$(
+        impl Snapshots for $op {
+            fn snapshot_all(&self) -> Vec<u8> {
+                self.snapshot(ALL).expect("snapshot")
+            }
+            fn restore_all(&mut self, bytes: &[u8]) -> bool {
+                self.restore(bytes, ALL).is_ok()
+            }
+            fn state(&self) -> String {
+                let $o = self;
+                format!("{:?}", $state)
+            }
+        }
+    )*};
+}
+
+snapshots! {
+    TopN => |o| (o.num_partitions(), o.num_rows(), o.size());
+    OverAggregate => |o| (o.num_keys(), o.num_pending(), o.size());
+    StreamingJoin => |o| (o.num_keys(), o.size());
+}
+
+/// A fresh operator restored from `op`'s snapshot, with the same state
+/// counters. On the way, the snapshot with `damage` goes into another fresh
+/// operator (success, or an error that leaves it as fresh; never a panic)
+/// and `raw` into a third (an error unless empty).
+pub fn restored<O: Snapshots>(op: &O, fresh: &dyn Fn() -> O, damage: &Damage, raw: &[u8]) -> O {
+    let snap = op.snapshot_all();
+    let mut again = fresh();
+    assert!(again.restore_all(&snap), "restore of a fresh snapshot");
+    assert_eq!(again.state(), op.state(), "state after restore");
+    let bytes = damage.apply(&snap);
+    let mut damaged = fresh();
+    if !with_caught_panics_silenced(|| damaged.restore_all(&bytes)) {
+        assert_eq!(damaged.state(), fresh().state(), "a failed restore leaves no state");
+    }
+    assert!(!fresh().restore_all(raw) || raw.is_empty(), "arbitrary bytes restored: {raw:?}");
+    again
 }

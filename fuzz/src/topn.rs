@@ -31,9 +31,9 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use sluice_keyed::{KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
+use sluice_keyed::{RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
 
-use crate::rows::{batch_of, changes_of, with_caught_panics_silenced, Cell, Change, Damage, Row};
+use crate::rows::{batch_of, changes_of, restored, Cell, Change, Damage, Row};
 
 /// One change of the input, turned into a valid changelog by [`changelog`].
 #[derive(Arbitrary, Debug, Clone)]
@@ -249,8 +249,6 @@ fn options(input: &Input) -> TopNOptions {
     o
 }
 
-const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
-
 /// Runs the check on one input; panics on a mismatch.
 pub fn check(input: &Input) {
     let opts = options(input);
@@ -261,7 +259,7 @@ pub fn check(input: &Input) {
     let restore_at = usize::from(input.restore_at) % (batches.len() + 1);
     for (n, b) in batches.iter().enumerate() {
         if n == restore_at {
-            op = restored(&op, input, &operator);
+            op = restored(&op, &operator, &input.damage, &input.raw);
         }
         let mut want = Vec::new();
         for (kind, r) in b {
@@ -273,24 +271,6 @@ pub fn check(input: &Input) {
         assert_eq!(got, want, "batch {n} ({opts:?})");
     }
     if restore_at == batches.len() {
-        restored(&op, input, &operator);
+        restored(&op, &operator, &input.damage, &input.raw);
     }
-}
-
-/// A fresh operator restored from `op`'s snapshot (the same rows in
-/// state); on the way, the damaged snapshot and the raw bytes go through
-/// `restore` of other fresh operators.
-fn restored(op: &TopN, input: &Input, operator: &dyn Fn() -> TopN) -> TopN {
-    let snap = op.snapshot(ALL).expect("snapshot");
-    let mut fresh = operator();
-    fresh.restore(&snap, ALL).expect("restore of a fresh snapshot");
-    assert_eq!((fresh.num_partitions(), fresh.num_rows()), (op.num_partitions(), op.num_rows()), "after restore");
-    let mut damaged = operator();
-    let bytes = input.damage.apply(&snap);
-    if with_caught_panics_silenced(|| damaged.restore(&bytes, ALL)).is_err() {
-        assert_eq!((damaged.num_partitions(), damaged.num_rows()), (0, 0), "a failed restore leaves no state");
-    }
-    let raw = operator().restore(&input.raw, ALL);
-    assert!(raw.is_err() || input.raw.is_empty(), "arbitrary bytes restored: {:?}", input.raw);
-    fresh
 }
