@@ -122,7 +122,7 @@ impl Gen {
         let k = self.next_u32();
         if widths {
             EDGE[k as usize % 5]
-        } else if k % 4 == 0 {
+        } else if k.is_multiple_of(4) {
             self.next_u32() as i32
         } else {
             EDGE[(k / 4) as usize % EDGE.len()]
@@ -135,7 +135,7 @@ impl Gen {
 pub fn batch(schema: &SchemaRef, rows: usize, widths: bool, g: &mut Gen) -> Option<RecordBatch> {
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
     for f in schema.fields() {
-        let null = |g: &mut Gen| f.is_nullable() && g.next_u32() % 4 == 0;
+        let null = |g: &mut Gen| f.is_nullable() && g.next_u32().is_multiple_of(4);
         let a: ArrayRef = match f.data_type() {
             DataType::Utf8 => {
                 Arc::new((0..rows).map(|_| if null(g) { None } else { Some(g.text()) }).collect::<StringArray>())
@@ -149,7 +149,9 @@ pub fn batch(schema: &SchemaRef, rows: usize, widths: bool, g: &mut Gen) -> Opti
                     .collect::<Int64Array>(),
             ),
             DataType::Boolean => Arc::new(
-                (0..rows).map(|_| if null(g) { None } else { Some(g.next_u32() % 2 == 0) }).collect::<BooleanArray>(),
+                (0..rows)
+                    .map(|_| if null(g) { None } else { Some(g.next_u32().is_multiple_of(2)) })
+                    .collect::<BooleanArray>(),
             ),
             DataType::Float64 => Arc::new(
                 (0..rows)

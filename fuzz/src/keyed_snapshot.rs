@@ -8,7 +8,7 @@
 //!   both emit the same changelog for the same next batch (the reference is
 //!   the operator that never went through a snapshot);
 //! * the snapshot with arbitrary bytes flipped, cut or appended — with the
-//!   trailing FNV-1a 64 checksum recomputed (plainly, below) half of the
+//!   trailing FNV-1a 64 checksum recomputed (plainly, `rows::fnv1a`) half of the
 //!   time so the parser gets past it — restores or fails, never panics, and
 //!   a failed restore leaves the state empty;
 //! * raw arbitrary bytes go through `restore` of every keyed operator.
@@ -23,6 +23,7 @@ use sluice_keyed::{
     KeyGroupRange, NormalizeOptions, RowKind,
 };
 
+use crate::rows::Damage;
 use crate::text::Text;
 
 /// One changelog row.
@@ -93,11 +94,6 @@ fn operator(retractable: bool) -> GroupAggregate {
     GroupAggregate::new(schema(), vec![0], aggs, opts).expect("operator")
 }
 
-/// FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100000001b3))
-}
-
 const ALL: KeyGroupRange = KeyGroupRange::new(0, 127);
 
 /// Runs the check on one input; panics on a mismatch.
@@ -126,23 +122,13 @@ pub fn check(input: &Input) {
     }
 
     // Mutated.
-    let mut bytes = snap.clone();
-    if !bytes.is_empty() {
-        for (at, x) in &input.flips {
-            let i = *at as usize % bytes.len();
-            bytes[i] ^= x;
-        }
-    }
-    if input.cut % 2 == 1 {
-        bytes.truncate(bytes.len().saturating_sub(usize::from(input.cut / 2)));
-    }
-    if input.fix_checksum && bytes.len() >= 8 {
-        let body = bytes.len() - 8;
-        bytes.truncate(body);
-        bytes.extend_from_slice(&input.extra);
-        let sum = fnv1a(&bytes);
-        bytes.extend_from_slice(&sum.to_le_bytes());
-    }
+    let damage = Damage {
+        flips: input.flips.clone(),
+        cut: input.cut,
+        extra: input.extra.clone(),
+        fix_checksum: input.fix_checksum,
+    };
+    let bytes = damage.apply(&snap);
     let range = input.range.map_or(ALL, |(s, l)| {
         let s = i32::from(s % 128);
         KeyGroupRange::new(s, (s + i32::from(l % 128)).min(127))

@@ -227,7 +227,7 @@ fn batch(schema: &SchemaRef, rows: usize, g: &mut Gen) -> Option<RecordBatch> {
         let nullable = f.is_nullable();
         let v = |g: &mut Gen| {
             let x = g.next_u32();
-            (!(nullable && x % 5 == 0)).then_some((x / 5 % 4) as i32 - 1)
+            (!(nullable && x.is_multiple_of(5))).then_some((x / 5 % 4) as i32 - 1)
         };
         let a: ArrayRef = match f.data_type() {
             DataType::Int64 => Arc::new((0..rows).map(|_| v(g).map(i64::from)).collect::<Int64Array>()),
