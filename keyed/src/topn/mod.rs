@@ -172,9 +172,10 @@ pub struct TopN {
     parts: ByteKeyMap<Partition>,
     /// The partitions of the `Update` strategy.
     ranked: ByteKeyMap<Ranked>,
-    /// The row key encoder of the `Update` strategy, and its block.
-    row_key_plan: Option<KeyPlan>,
-    row_block: KeyBlock,
+    /// The row key encoder of the `Update` strategy, and its block (boxed:
+    /// the other strategies carry none).
+    row_key_plan: Option<Box<KeyPlan>>,
+    row_block: Box<KeyBlock>,
     block: KeyBlock,
     codec: PayloadCodec,
     arena: Bump,
@@ -206,7 +207,7 @@ impl TopN {
             return Err(invalid_arg("the FastTop1 strategy needs the rank range 1..1"));
         }
         let row_key_plan = match opts.strategy {
-            TopNStrategy::Update => Some(KeyPlan::new(&schema, &opts.row_key)?),
+            TopNStrategy::Update => Some(Box::new(KeyPlan::new(&schema, &opts.row_key)?)),
             _ if !opts.row_key.is_empty() => return Err(invalid_arg("a row key is for the Update strategy only")),
             _ => None,
         };
@@ -256,7 +257,7 @@ impl TopN {
             parts: ByteKeyMap::default(),
             ranked: ByteKeyMap::default(),
             row_key_plan,
-            row_block: KeyBlock::new(),
+            row_block: Box::default(),
             block: KeyBlock::new(),
             arena: Bump::new(),
             owned_key_probe: false,

@@ -142,6 +142,9 @@ impl TopN {
     }
 }
 
+/// Restored partitions by partition key, not yet in state.
+type Staged<P> = Vec<(Box<[u8]>, P)>;
+
 /// Builds the partitions of a restore: `keys` (partition key, row count)
 /// over `rows` in order, each row checked to be in sort order and added by
 /// `push` (returning the bytes it retains). Returns the partitions and the
@@ -152,7 +155,7 @@ fn stage<P: Default>(
     sort: &arrow_row::Rows,
     in_state: impl Fn(&[u8]) -> bool,
     mut push: impl FnMut(&mut P, usize, &[u8]) -> Result<usize>,
-) -> Result<(Vec<(Box<[u8]>, P)>, usize)> {
+) -> Result<(Staged<P>, usize)> {
     let mut staged = Vec::with_capacity(keys.len());
     let (mut add, mut next) = (0, 0);
     for (key, n) in keys {

@@ -14,9 +14,9 @@
 //! # State
 //! Flink keeps per partition a `TopNBuffer` (sort key → the row keys of that
 //! sort key, in insertion order) and `rowKeyMap` (row key → row and its
-//! position within its sort key), only for the rows of the top N (plus, on
-//! the with-row-number path, the rest of the sort key that straddles rank
-//! N and the sort key right after it). A [`Ranked`] partition is the same:
+//! position within its sort key), only for the rows of the top N (on the
+//! with-row-number path: every sort key whose first row ranks N + 1 or
+//! better, whole). A [`Ranked`] partition is the same:
 //! `buckets` maps memcomparable sort-key bytes to slots (row key bytes and
 //! the `Arc`-shared row), `index` maps row-key bytes to the sort key of the
 //! row's bucket. Flink's LRU cache of heap partitions over `dataState`
