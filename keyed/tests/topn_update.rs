@@ -5,52 +5,23 @@
 //! restore across key-group ranges, and the allocation bar.
 
 mod common;
+mod topn_rows;
 
 use std::collections::HashMap;
 
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
-use common::{changelog, Cell, TupleRow};
+use common::{Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_keyed::{
-    key_group_range_for_operator, Error, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy,
-};
+use sluice_keyed::{Error, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
+use topn_rows::{batch, damaged_snapshots_fail, rec, restored_go_on, run, run_split, schema, In, Rec};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
 
 use RowKind::*;
 
-/// (partition, id, sort value): `TopNFunctionTestBase`'s row (VARCHAR,
-/// BIGINT, INT) with its row key (partition, id).
-type In = (String, i64, Option<i64>);
-
-fn schema() -> SchemaRef {
-    In::schema(&["p", "id", "s"])
-}
-
-fn batch(rows: &[In]) -> RecordBatch {
-    common::batch_of(schema(), rows)
-}
-
-type Rec = (RowKind, Vec<Cell>);
-
-fn rec(kind: RowKind, p: &str, id: i64, s: i64, rank: Option<i64>) -> Rec {
-    let mut c = (p.to_string(), id, Some(s)).cells();
-    c.extend(rank.map(Cell::I));
-    (kind, c)
-}
-
 fn row(kind: RowKind, p: &str, id: i64, s: i64) -> (RowKind, In) {
     (kind, (p.to_string(), id, Some(s)))
-}
-
-fn run(op: &mut TopN, input: &[(RowKind, In)]) -> Vec<Rec> {
-    let rows: Vec<In> = input.iter().map(|r| r.1.clone()).collect();
-    let kinds: Vec<RowKind> = input.iter().map(|r| r.0).collect();
-    let (out, k) = op.process(&batch(&rows), &kinds).unwrap();
-    changelog(&out, &k)
 }
 
 #[derive(Clone, Debug)]
@@ -401,15 +372,7 @@ proptest! {
         for (_, r) in &input {
             model.upsert(r, &mut expected);
         }
-        let mut got = Vec::new();
-        let (mut at, mut i) = (0, 0);
-        while at < input.len() {
-            let n = splits[i % splits.len()].min(input.len() - at);
-            got.extend(run(&mut t, &input[at..at + n]));
-            at += n;
-            i += 1;
-        }
-        prop_assert_eq!(got, expected);
+        prop_assert_eq!(run_split(&mut t, &input, &splits), expected);
     }
 
     /// A snapshot split by key-group ranges restores into operators that go
@@ -422,36 +385,15 @@ proptest! {
         if !head.is_empty() {
             run(&mut t, head);
         }
-        let mut restored = Vec::new();
-        for i in 0..2 {
-            let range = key_group_range_for_operator(128, 2, i).unwrap();
-            let mut r = op(&cfg);
-            for (_, blob) in t.snapshot_key_groups(range).unwrap() {
-                r.restore(&blob, range).unwrap();
-            }
-            restored.push(r);
-        }
-        prop_assert_eq!(restored.iter().map(TopN::num_rows).sum::<usize>(), t.num_rows());
-        for r in tail {
-            let (mut kg, mut ch) = ([0i32], [0i32]);
-            sluice_keyed::key_groups(&batch(std::slice::from_ref(&r.1)), &[0], 128, 2, &mut kg, &mut ch).unwrap();
-            let a = run(&mut t, std::slice::from_ref(r));
-            let b = run(&mut restored[ch[0] as usize], std::slice::from_ref(r));
-            prop_assert_eq!(a, b);
-        }
+        let (a, b) = restored_go_on(&mut t, || op(&cfg), tail);
+        prop_assert_eq!(a, b);
     }
 
     /// Arbitrary bytes, and damaged valid snapshots, are errors, never panics.
     #[test]
     fn restore_of_arbitrary_bytes_is_an_error(bytes in prop::collection::vec(any::<u8>(), 0..300), flip in any::<usize>()) {
         let cfg = flink(3, true, true);
-        let mut t = op(&cfg);
-        prop_assert!(t.restore(&bytes, KeyGroupRange::all(128)).is_err() || bytes.is_empty());
-        run(&mut t, &sort_key_changes());
-        let mut snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
-        let at = flip % snap.len();
-        snap[at] ^= 0x5a;
-        prop_assert!(op(&cfg).restore(&snap, KeyGroupRange::all(128)).is_err());
+        prop_assert!(damaged_snapshots_fail(|| op(&cfg), &sort_key_changes(), &bytes, flip));
     }
 }
 
