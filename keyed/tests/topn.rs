@@ -11,7 +11,7 @@ use common::{Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
 use sluice_keyed::{Error, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
-use topn_rows::{batch, damaged_snapshots_fail, rec, restored_go_on, run, run_split, schema, In, Rec};
+use topn_rows::{batch, damaged_snapshots_fail, op, rec, restored_go_on, run, run_split, schema, Cfg, In, Rec};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
@@ -20,24 +20,6 @@ use RowKind::*;
 
 fn inserts(rows: &[(&str, i64, i64)]) -> Vec<(RowKind, In)> {
     rows.iter().map(|&(p, id, s)| (Insert, (p.to_string(), id, Some(s)))).collect()
-}
-
-#[derive(Debug)]
-struct Cfg {
-    strategy: TopNStrategy,
-    order: Vec<SortColumn>,
-    start: u64,
-    end: u64,
-    rank_number: bool,
-    update_before: bool,
-}
-
-fn op(c: &Cfg) -> TopN {
-    let mut o = TopNOptions::new(c.strategy, c.order.clone(), c.end);
-    o.rank_start = c.start;
-    o.output_rank_number = c.rank_number;
-    o.generate_update_before = c.update_before;
-    TopN::new(schema(), vec![0], o).unwrap()
 }
 
 fn flink_cfg(strategy: TopNStrategy, start: u64, end: u64, update_before: bool, rank_number: bool) -> Cfg {
@@ -488,41 +470,54 @@ proptest! {
 
 #[test]
 fn restore_refuses_another_operator_config() {
-    let mut t = op(&flink_cfg(TopNStrategy::Retract, 1, 3, true, true));
-    run(&mut t, &flink_input());
-    let snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
-    let e = op(&flink_cfg(TopNStrategy::Retract, 1, 2, true, true)).restore(&snap, KeyGroupRange::all(128));
-    assert!(matches!(e, Err(Error::CorruptSnapshot { .. })), "{e:?}");
-    let mut again = op(&flink_cfg(TopNStrategy::Retract, 1, 3, true, true));
-    again.restore(&snap, KeyGroupRange::all(128)).unwrap();
-    assert!(again.restore(&snap, KeyGroupRange::all(128)).is_err(), "a partition restored twice");
+    for s in [TopNStrategy::Retract, TopNStrategy::Update] {
+        let mut t = op(&flink_cfg(s, 1, 3, true, true));
+        run(&mut t, &flink_input());
+        let snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
+        let e = op(&flink_cfg(s, 1, 2, true, true)).restore(&snap, KeyGroupRange::all(128));
+        assert!(matches!(e, Err(Error::CorruptSnapshot { .. })), "{s:?}: {e:?}");
+        let mut again = op(&flink_cfg(s, 1, 3, true, true));
+        again.restore(&snap, KeyGroupRange::all(128)).unwrap();
+        assert_eq!((again.num_rows(), again.size()), (t.num_rows(), t.size()), "{s:?}");
+        assert!(again.restore(&snap, KeyGroupRange::all(128)).is_err(), "{s:?}: a partition restored twice");
+    }
 }
 
 #[test]
 fn state_budget_is_enforced() {
-    let mut o = TopNOptions::new(TopNStrategy::Retract, vec![SortColumn::asc(2)], 3);
-    o.state_budget = Some(400);
-    let mut t = TopN::new(schema(), vec![0], o).unwrap();
-    let rows: Vec<In> = (0..50).map(|i| ("p".to_string(), i, Some(i))).collect();
-    let e = t.process(&batch(&rows), &vec![Insert; rows.len()]).unwrap_err();
-    assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{e}");
-    assert!(t.size() <= 400);
+    // The Update ranker keeps only its top N: a rank end that holds them all.
+    for (strategy, n) in [(TopNStrategy::Retract, 3), (TopNStrategy::Update, 50)] {
+        let mut o = TopNOptions::new(strategy, vec![SortColumn::asc(2)], n);
+        if strategy == TopNStrategy::Update {
+            o.row_key = vec![0, 1];
+        }
+        o.state_budget = Some(400);
+        let mut t = TopN::new(schema(), vec![0], o).unwrap();
+        let rows: Vec<In> = (0..50).map(|i| ("p".to_string(), i, Some(i))).collect();
+        let e = t.process(&batch(&rows), &vec![Insert; rows.len()]).unwrap_err();
+        assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{strategy:?}: {e}");
+        assert!(t.size() <= 400);
+    }
 }
 
 /// The bar: a row that cannot enter the top N allocates nothing. An
 /// append-only Top-3 over 64 partitions is filled with the best rows; then a
-/// 64-row and a 4,096-row batch of worse rows cost the same (per-batch)
-/// allocations, and no more than a few.
+/// 64-row and a 4,096-row batch of worse rows (new row keys, for the Update
+/// ranker) cost the same (per-batch) allocations, and no more than a few.
 #[test]
 fn rows_that_cannot_enter_the_top_n_allocate_nothing() {
-    for strategy in [TopNStrategy::AppendOnly, TopNStrategy::FastTop1] {
+    for strategy in [TopNStrategy::AppendOnly, TopNStrategy::FastTop1, TopNStrategy::Update] {
         for rank_number in [false, true] {
             let n = if strategy == TopNStrategy::FastTop1 { 1 } else { 3 };
             let mut o = TopNOptions::new(strategy, vec![SortColumn::asc(2)], n);
             o.output_rank_number = rank_number;
+            if strategy == TopNStrategy::Update {
+                o.row_key = vec![0, 1];
+            }
             let mut t = TopN::new(schema(), vec![0], o).unwrap();
             let mk = |rows: usize, base: i64| -> Vec<In> {
-                (0..rows).map(|i| (format!("p{}", i % 64), i as i64, Some(base + (i % 7) as i64))).collect()
+                let row = |i: usize| (format!("p{}", i % 64), base * 1000 + i as i64, Some(base + (i % 7) as i64));
+                (0..rows).map(row).collect()
             };
             let best = mk(64 * 3, 0);
             t.process(&batch(&best), &vec![Insert; best.len()]).unwrap();

@@ -2,7 +2,9 @@
 //! transcribed from Flink's `UpdatableTopNFunctionTest`, Flink's lenient
 //! handling of a sort key that moves the wrong way, a plainly written model
 //! on random monotone upsert streams (the full changelog), snapshot and
-//! restore across key-group ranges, and the allocation bar.
+//! restore across key-group ranges. (`topn.rs` runs the checks every
+//! strategy shares with it: the allocation bar, the state budget, a
+//! snapshot of another configuration.)
 
 mod common;
 mod topn_rows;
@@ -11,12 +13,8 @@ use std::collections::HashMap;
 
 use common::{Cell, TupleRow};
 use proptest::prelude::*;
-use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_keyed::{Error, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
-use topn_rows::{batch, damaged_snapshots_fail, rec, restored_go_on, run, run_split, schema, In, Rec};
-
-#[global_allocator]
-static A: CountingAlloc = CountingAlloc::system();
+use sluice_keyed::{Error, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
+use topn_rows::{batch, damaged_snapshots_fail, op, rec, restored_go_on, run, run_split, schema, Cfg, In, Rec};
 
 use RowKind::*;
 
@@ -24,27 +22,9 @@ fn row(kind: RowKind, p: &str, id: i64, s: i64) -> (RowKind, In) {
     (kind, (p.to_string(), id, Some(s)))
 }
 
-#[derive(Clone, Debug)]
-struct Cfg {
-    order: Vec<SortColumn>,
-    start: u64,
-    end: u64,
-    rank_number: bool,
-    update_before: bool,
-}
-
-fn op(c: &Cfg) -> TopN {
-    let mut o = TopNOptions::new(TopNStrategy::Update, c.order.clone(), c.end);
-    o.rank_start = c.start;
-    o.output_rank_number = c.rank_number;
-    o.generate_update_before = c.update_before;
-    o.row_key = vec![0, 1];
-    TopN::new(schema(), vec![0], o).unwrap()
-}
-
 /// `TopNFunctionTestBase`'s set-up: ORDER BY the INT column ascending.
 fn flink(end: u64, update_before: bool, rank_number: bool) -> Cfg {
-    Cfg { order: vec![SortColumn::asc(2)], start: 1, end, rank_number, update_before }
+    Cfg { strategy: TopNStrategy::Update, order: vec![SortColumn::asc(2)], start: 1, end, rank_number, update_before }
 }
 
 /// The input of `UpdatableTopNFunctionTest.testSortKeyChanges*`.
@@ -344,7 +324,7 @@ fn arb_cfg() -> impl Strategy<Value = Cfg> {
             if second {
                 order.push(SortColumn::desc(1));
             }
-            Cfg { order, start: (1 + off).min(end), end, rank_number, update_before }
+            Cfg { strategy: TopNStrategy::Update, order, start: (1 + off).min(end), end, rank_number, update_before }
         },
     )
 }
@@ -394,57 +374,5 @@ proptest! {
     fn restore_of_arbitrary_bytes_is_an_error(bytes in prop::collection::vec(any::<u8>(), 0..300), flip in any::<usize>()) {
         let cfg = flink(3, true, true);
         prop_assert!(damaged_snapshots_fail(|| op(&cfg), &sort_key_changes(), &bytes, flip));
-    }
-}
-
-#[test]
-fn restore_refuses_another_config_and_a_second_copy() {
-    let mut t = op(&flink(3, true, true));
-    run(&mut t, &sort_key_changes());
-    let snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
-    let e = op(&flink(2, true, true)).restore(&snap, KeyGroupRange::all(128));
-    assert!(matches!(e, Err(Error::CorruptSnapshot { .. })), "{e:?}");
-    let mut again = op(&flink(3, true, true));
-    again.restore(&snap, KeyGroupRange::all(128)).unwrap();
-    assert_eq!((again.num_rows(), again.size()), (t.num_rows(), t.size()));
-    assert!(again.restore(&snap, KeyGroupRange::all(128)).is_err(), "a partition restored twice");
-}
-
-#[test]
-fn state_budget_is_enforced() {
-    let mut o = TopNOptions::new(TopNStrategy::Update, vec![SortColumn::desc(2)], 50);
-    o.row_key = vec![0, 1];
-    o.state_budget = Some(600);
-    let mut t = TopN::new(schema(), vec![0], o).unwrap();
-    let rows: Vec<In> = (0..50).map(|i| ("p".to_string(), i, Some(i))).collect();
-    let e = t.process(&batch(&rows), &vec![Insert; rows.len()]).unwrap_err();
-    assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{e}");
-    assert!(t.size() <= 600);
-}
-
-/// The bar: a new row key that cannot enter the top N allocates nothing.
-/// A Top-3 over 64 partitions is filled with the best rows; then a 64-row
-/// and a 4,096-row batch of worse, new row keys cost the same (per-batch)
-/// allocations, and no more than a few.
-#[test]
-fn rows_that_cannot_enter_the_top_n_allocate_nothing() {
-    for rank_number in [false, true] {
-        let mut cfg = flink(3, true, rank_number);
-        cfg.order = vec![SortColumn::desc(2)];
-        let mut t = op(&cfg);
-        let mk = |rows: usize, base: i64, id0: i64| -> Vec<In> {
-            (0..rows).map(|i| (format!("p{}", i % 64), id0 + i as i64, Some(base - (i % 7) as i64))).collect()
-        };
-        let best = mk(64 * 3, 1000, 0);
-        t.process(&batch(&best), &vec![Insert; best.len()]).unwrap();
-        let (small, big) = (batch(&mk(64, 100, 10_000)), batch(&mk(4096, 100, 20_000)));
-        t.process(&big, &[Insert; 4096]).unwrap();
-        let (a_small, (o_small, _)) = count_allocs(|| t.process(&small, &[Insert; 64]).unwrap());
-        let (a_big, (o_big, _)) = count_allocs(|| t.process(&big, &[UpdateAfter; 4096]).unwrap());
-        assert_eq!((o_small.num_rows(), o_big.num_rows()), (0, 0));
-        assert!(
-            a_big <= a_small + 2 && a_big < 48,
-            "rank_number={rank_number}: 4096 rejected rows {a_big} allocations, 64 rows {a_small}"
-        );
     }
 }

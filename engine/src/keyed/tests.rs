@@ -282,6 +282,25 @@ fn refusals_carry_their_variants() {
     }
 }
 
+/// A ranked Top-N changelog (k, v, t, rank) replayed into (k, rank) → (v,
+/// t), checking that every `-U`/`-D` retracts what that rank holds.
+fn replay_ranks(out: &RecordBatch, kinds: &[RowKind]) -> BTreeMap<(String, i64), (Option<i64>, i64)> {
+    let mut top = BTreeMap::new();
+    let (k, v, t, r) = (strs(out, 0), ints(out, 1), ints(out, 2), ints(out, 3));
+    for i in 0..out.num_rows() {
+        let at = (k[i].clone(), r[i].unwrap());
+        match kinds[i] {
+            RowKind::Insert | RowKind::UpdateAfter => {
+                top.insert(at, (v[i], t[i].unwrap()));
+            }
+            RowKind::UpdateBefore | RowKind::Delete => {
+                assert_eq!(top.remove(&at), Some((v[i], t[i].unwrap())), "retracts what it emitted");
+            }
+        }
+    }
+    top
+}
+
 /// `topn` through the spec: a retracting Top-2 with rank numbers against a
 /// plain sort of the surviving rows, and a per-key-group snapshot that
 /// restores into a fresh operator.
@@ -295,19 +314,7 @@ fn topn_spec_matches_a_plain_sort() {
     let rows = many();
     let (out, kinds) = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap();
     // Replay the changelog into (key, rank) -> row and compare with a sort.
-    let mut top: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
-    let (k, v, t, r) = (strs(&out, 0), ints(&out, 1), ints(&out, 2), ints(&out, 3));
-    for i in 0..out.num_rows() {
-        let at = (k[i].clone(), r[i].unwrap());
-        match kinds[i] {
-            RowKind::Insert | RowKind::UpdateAfter => {
-                top.insert(at, (v[i], t[i].unwrap()));
-            }
-            RowKind::UpdateBefore | RowKind::Delete => {
-                assert_eq!(top.remove(&at), Some((v[i], t[i].unwrap())), "retracts what it emitted");
-            }
-        }
-    }
+    let top = replay_ranks(&out, &kinds);
     let mut expected: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
     let mut by_key: BTreeMap<String, Vec<(Option<i64>, i64)>> = BTreeMap::new();
     for (k, v, t) in &rows {
@@ -379,19 +386,7 @@ fn topn_update_spec_keeps_the_best_upserts() {
     }
     let kinds: Vec<RowKind> = rows.iter().map(|_| RowKind::UpdateAfter).collect();
     let (out, kinds) = op.push(&owned_batch(&rows), &kinds).unwrap();
-    let mut top: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
-    let (k, v, t, r) = (strs(&out, 0), ints(&out, 1), ints(&out, 2), ints(&out, 3));
-    for i in 0..out.num_rows() {
-        let at = (k[i].clone(), r[i].unwrap());
-        match kinds[i] {
-            RowKind::Insert | RowKind::UpdateAfter => {
-                top.insert(at, (v[i], t[i].unwrap()));
-            }
-            RowKind::UpdateBefore | RowKind::Delete => {
-                assert_eq!(top.remove(&at), Some((v[i], t[i].unwrap())), "retracts what it emitted");
-            }
-        }
-    }
+    let top = replay_ranks(&out, &kinds);
     let mut by_key: BTreeMap<String, Vec<(i64, i64)>> = BTreeMap::new();
     for ((k, t), v) in &last {
         by_key.entry(k.clone()).or_default().push((*v, *t));

@@ -5,7 +5,7 @@
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use sluice_keyed::{key_group_range_for_operator, KeyGroupRange, RowKind, TopN};
+use sluice_keyed::{key_group_range_for_operator, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
 
 use crate::common::{self, changelog, Cell, TupleRow};
 
@@ -28,6 +28,29 @@ pub fn rec(kind: RowKind, p: &str, id: i64, s: i64, rank: Option<i64>) -> Rec {
     let mut c = (p.to_string(), id, Some(s)).cells();
     c.extend(rank.map(Cell::I));
     (kind, c)
+}
+
+/// A Top-N configuration (partitioned by `p`; the `Update` ranker keyed by
+/// (p, id)).
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    pub strategy: TopNStrategy,
+    pub order: Vec<SortColumn>,
+    pub start: u64,
+    pub end: u64,
+    pub rank_number: bool,
+    pub update_before: bool,
+}
+
+pub fn op(c: &Cfg) -> TopN {
+    let mut o = TopNOptions::new(c.strategy, c.order.clone(), c.end);
+    o.rank_start = c.start;
+    o.output_rank_number = c.rank_number;
+    o.generate_update_before = c.update_before;
+    if c.strategy == TopNStrategy::Update {
+        o.row_key = vec![0, 1];
+    }
+    TopN::new(schema(), vec![0], o).unwrap()
 }
 
 /// One batch through `op`, its changelog.
