@@ -67,7 +67,7 @@ use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 use rank::{Out, Partition, Top1};
-use update::Ranked;
+use update::{Ranked, Upsert};
 
 /// Bytes charged per stored row on top of its payload (the `Arc` header and
 /// the bucket slot). An estimate, documented as such.
@@ -355,7 +355,8 @@ impl TopN {
                 accumulate: matches!(kind, RowKind::Insert | RowKind::UpdateAfter),
             };
             if opts.strategy == TopNStrategy::Update {
-                update::apply(ranked, acct, opts.rank_end, ranked_algo, &row, row_block.row(i), &mut out)?;
+                let row = Upsert { key: row.key, sort: row.sort, row_key: row_block.row(i), payload: row.payload };
+                update::apply(ranked, acct, opts.rank_end, ranked_algo, &row, &mut out)?;
             } else {
                 apply(parts, acct, opts, ranked_algo, &row, &mut out)?;
             }

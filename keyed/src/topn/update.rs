@@ -41,10 +41,26 @@ use std::sync::Arc;
 use hashbrown::hash_map::EntryRef;
 
 use super::rank::{shift_ranks, Out, StoredRow};
-use super::{Row, BUCKET_OVERHEAD, ROW_OVERHEAD};
 use crate::error::{invalid_arg, Result};
 use crate::row_kind::RowKind;
 use crate::state::{eq_key_bytes, Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
+
+/// Bytes charged per stored row on top of its payload and keys (the `Arc`
+/// header, the slot, the index entry's control byte and slack). An
+/// estimate, as the other rankers' `ROW_OVERHEAD`.
+const ROW_OVERHEAD: usize = 24;
+/// Bytes charged per sort key bucket on top of its key bytes (B-tree slot,
+/// the bucket `Vec` header). An estimate.
+const BUCKET_OVERHEAD: usize = 48;
+
+/// One input row of the `Update` ranker, borrowed from the batch's blocks:
+/// partition key, sort key, row key and payload bytes.
+pub(crate) struct Upsert<'a> {
+    pub(crate) key: &'a [u8],
+    pub(crate) sort: &'a [u8],
+    pub(crate) row_key: &'a [u8],
+    pub(crate) payload: &'a [u8],
+}
 
 /// One row of a [`Ranked`] partition: its row key and its row.
 #[derive(Debug)]
@@ -185,18 +201,18 @@ impl Ranked {
     }
 }
 
-/// `UpdatableTopNFunction.processElement` for one `+I`/`+U` row whose row
-/// key is `row_key`: `ranked` picks `processElementWithRowNumber` (rank
-/// column or offset) over `processElementWithoutRowNumber`.
+/// `UpdatableTopNFunction.processElement` for one `+I`/`+U` row: `ranked`
+/// picks `processElementWithRowNumber` (rank column or offset) over
+/// `processElementWithoutRowNumber`.
 pub(crate) fn apply(
     parts: &mut ByteKeyMap<Ranked>,
     acct: &mut Accounting,
     end: u64,
     ranked: bool,
-    row: &Row<'_>,
-    row_key: &[u8],
+    row: &Upsert<'_>,
     out: &mut Out<'_, '_>,
 ) -> Result<()> {
+    let row_key = row.row_key;
     let new_cost = slot_bytes(row.payload.len(), row_key.len(), row.sort.len()) + row.sort.len() + BUCKET_OVERHEAD;
     let part = match parts.entry_ref(&KeyProbe(row.key)) {
         EntryRef::Occupied(e) => e.into_mut(),
@@ -209,7 +225,7 @@ pub(crate) fn apply(
     };
     if part.contains(row_key) {
         acct.check(row.payload.len() + 2 * row.sort.len() + BUCKET_OVERHEAD)?;
-        return upsert(part, acct, end, ranked, row, row_key, out);
+        return upsert(part, acct, end, ranked, row, out);
     }
     if !part.accepts(row.sort, end) {
         return Ok(());
@@ -249,10 +265,10 @@ fn upsert(
     acct: &mut Accounting,
     end: u64,
     ranked: bool,
-    row: &Row<'_>,
-    row_key: &[u8],
+    row: &Upsert<'_>,
     out: &mut Out<'_, '_>,
 ) -> Result<()> {
+    let row_key = row.row_key;
     let lost = || invalid_arg("Top-N (update) state: a row key without its row");
     let Some((key, old_sort)) = part.index.remove_entry(&KeyProbe(row_key)) else { return Err(lost()) };
     let Some(idx) = part.position(&old_sort, row_key) else {
