@@ -168,16 +168,20 @@ pub fn print(s: &OperatorSpec) -> String {
             };
             out.push_str(&format!(" keep={keep} order={order} insert={insert} backend={backend}"));
         }
-        SpecKind::TopN { strategy, order, rank_start, rank_end, rank_number } => {
+        SpecKind::TopN { strategy, order, rank_start, rank_end, rank_number, row_key } => {
             let strategy = match strategy {
                 TopNStrategy::AppendOnly => "append",
                 TopNStrategy::Retract => "retract",
                 TopNStrategy::FastTop1 => "top1",
+                TopNStrategy::Update => "update",
             };
             out.push_str(&format!(
                 " strategy={strategy} order={} rank_start={rank_start} rank_end={rank_end} rank_number={rank_number}",
                 sort_list(order)
             ));
+            if strategy == "update" {
+                out.push_str(&format!(" row_key={}", list(row_key)));
+            }
         }
     }
     out
@@ -288,8 +292,9 @@ pub fn check(input: &Input) {
                 assert!(*column < n, "{text:?}: rowtime column {column}");
             }
         }
-        SpecKind::TopN { order, rank_start, rank_end, .. } => {
+        SpecKind::TopN { order, rank_start, rank_end, row_key, .. } => {
             assert!(!order.is_empty() && order.iter().all(|s| s.column < n), "{text:?}: order {order:?}");
+            assert!(row_key.iter().all(|c| *c < n), "{text:?}: row_key {row_key:?}");
             assert!(1 <= *rank_start && rank_start <= rank_end, "{text:?}: ranks {rank_start}..={rank_end}");
         }
         SpecKind::Over(o) => {

@@ -11,9 +11,9 @@
 //! * [`Deduplicate`]: ROW_NUMBER() = 1 keep-first / keep-last, by
 //!   arrival order or by an event-time column (`ProcTimeDeduplicate*`,
 //!   `RowTimeDeduplicateFunction`).
-//! * [`TopN`]: ROW_NUMBER Top-N over a changelog, with each of Flink's three
+//! * [`TopN`]: ROW_NUMBER Top-N over a changelog, with each of Flink's
 //!   ranking functions (`AppendOnlyTopNFunction`, `RetractableTopNFunction`,
-//!   `FastTop1Function`).
+//!   `FastTop1Function`, `UpdatableTopNFunction`).
 //! * [`OverAggregate`]: `agg OVER (PARTITION BY … ORDER BY time ROWS|RANGE …)`,
 //!   unbounded or bounded preceding, rowtime or proctime (the
 //!   `RowTime*PrecedingFunction`s and `ProcTime*PrecedingFunction`s).

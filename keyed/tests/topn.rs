@@ -3,71 +3,23 @@
 //! and restore across key-group ranges, and the allocation bar.
 
 mod common;
+mod topn_rows;
 
 use std::cmp::Ordering;
 
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
-use common::{changelog, Cell, TupleRow};
+use common::{Cell, TupleRow};
 use proptest::prelude::*;
 use sluice_kernels::alloc_count::{count_allocs, CountingAlloc};
-use sluice_keyed::{
-    key_group_range_for_operator, Error, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy,
-};
+use sluice_keyed::{Error, KeyGroupRange, RowKind, SortColumn, TopN, TopNOptions, TopNStrategy};
+use topn_rows::{batch, damaged_snapshots_fail, op, rec, restored_go_on, run, run_split, schema, Cfg, In, Rec};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc::system();
 
 use RowKind::*;
 
-/// (partition, id, sort value): Flink's `TopNFunctionTestBase` row shape
-/// (VARCHAR, BIGINT, INT), with the INT as Int64 and nullable here.
-type In = (String, i64, Option<i64>);
-
-fn schema() -> SchemaRef {
-    In::schema(&["p", "id", "s"])
-}
-
-fn batch(rows: &[In]) -> RecordBatch {
-    common::batch_of(schema(), rows)
-}
-
-type Rec = (RowKind, Vec<Cell>);
-
-/// An expected record, `rank` appended when given.
-fn rec(kind: RowKind, p: &str, id: i64, s: i64, rank: Option<i64>) -> Rec {
-    let mut c = (p.to_string(), id, Some(s)).cells();
-    c.extend(rank.map(Cell::I));
-    (kind, c)
-}
-
-fn run(op: &mut TopN, input: &[(RowKind, In)]) -> Vec<Rec> {
-    let rows: Vec<In> = input.iter().map(|r| r.1.clone()).collect();
-    let kinds: Vec<RowKind> = input.iter().map(|r| r.0).collect();
-    let (out, k) = op.process(&batch(&rows), &kinds).unwrap();
-    changelog(&out, &k)
-}
-
 fn inserts(rows: &[(&str, i64, i64)]) -> Vec<(RowKind, In)> {
     rows.iter().map(|&(p, id, s)| (Insert, (p.to_string(), id, Some(s)))).collect()
-}
-
-#[derive(Debug)]
-struct Cfg {
-    strategy: TopNStrategy,
-    order: Vec<SortColumn>,
-    start: u64,
-    end: u64,
-    rank_number: bool,
-    update_before: bool,
-}
-
-fn op(c: &Cfg) -> TopN {
-    let mut o = TopNOptions::new(c.strategy, c.order.clone(), c.end);
-    o.rank_start = c.start;
-    o.output_rank_number = c.rank_number;
-    o.generate_update_before = c.update_before;
-    TopN::new(schema(), vec![0], o).unwrap()
 }
 
 fn flink_cfg(strategy: TopNStrategy, start: u64, end: u64, update_before: bool, rank_number: bool) -> Cfg {
@@ -487,16 +439,7 @@ proptest! {
         for (k, r) in &input {
             model.step(*k, r, &mut expected);
         }
-        let mut got = Vec::new();
-        let mut at = 0;
-        let mut i = 0;
-        while at < input.len() {
-            let n = splits[i % splits.len()].min(input.len() - at);
-            got.extend(run(&mut t, &input[at..at + n]));
-            at += n;
-            i += 1;
-        }
-        prop_assert_eq!(got, expected);
+        prop_assert_eq!(run_split(&mut t, &input, &splits), expected);
     }
 
     /// A snapshot split by key-group ranges restores into operators that go
@@ -513,77 +456,68 @@ proptest! {
             run(&mut t, &input);
         }
         let tail: Vec<(RowKind, In)> = more.into_iter().map(|r| (Insert, r)).collect();
-        let mut restored = Vec::new();
-        for i in 0..2 {
-            let range = key_group_range_for_operator(128, 2, i).unwrap();
-            let mut r = op(&cfg);
-            for (_, blob) in t.snapshot_key_groups(range).unwrap() {
-                r.restore(&blob, range).unwrap();
-            }
-            restored.push(r);
-        }
-        prop_assert_eq!(restored.iter().map(TopN::num_rows).sum::<usize>(), t.num_rows());
-        for row in &tail {
-            let (mut kg, mut ch) = ([0i32], [0i32]);
-            sluice_keyed::key_groups(&batch(std::slice::from_ref(&row.1)), &[0], 128, 2, &mut kg, &mut ch).unwrap();
-            let which = ch[0] as usize;
-            let a = run(&mut t, std::slice::from_ref(row));
-            let b = run(&mut restored[which], std::slice::from_ref(row));
-            prop_assert_eq!(a, b);
-        }
+        let (a, b) = restored_go_on(&mut t, || op(&cfg), &tail);
+        prop_assert_eq!(a, b);
     }
 
     /// Arbitrary bytes, and damaged valid snapshots, are errors, never panics.
     #[test]
     fn restore_of_arbitrary_bytes_is_an_error(bytes in prop::collection::vec(any::<u8>(), 0..300), flip in any::<usize>()) {
         let cfg = flink_cfg(TopNStrategy::Retract, 1, 3, true, true);
-        let mut t = op(&cfg);
-        prop_assert!(t.restore(&bytes, KeyGroupRange::all(128)).is_err() || bytes.is_empty());
-        run(&mut t, &flink_input());
-        let mut snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
-        let at = flip % snap.len();
-        snap[at] ^= 0x5a;
-        prop_assert!(op(&cfg).restore(&snap, KeyGroupRange::all(128)).is_err());
+        prop_assert!(damaged_snapshots_fail(|| op(&cfg), &flink_input(), &bytes, flip));
     }
 }
 
 #[test]
 fn restore_refuses_another_operator_config() {
-    let mut t = op(&flink_cfg(TopNStrategy::Retract, 1, 3, true, true));
-    run(&mut t, &flink_input());
-    let snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
-    let e = op(&flink_cfg(TopNStrategy::Retract, 1, 2, true, true)).restore(&snap, KeyGroupRange::all(128));
-    assert!(matches!(e, Err(Error::CorruptSnapshot { .. })), "{e:?}");
-    let mut again = op(&flink_cfg(TopNStrategy::Retract, 1, 3, true, true));
-    again.restore(&snap, KeyGroupRange::all(128)).unwrap();
-    assert!(again.restore(&snap, KeyGroupRange::all(128)).is_err(), "a partition restored twice");
+    for s in [TopNStrategy::Retract, TopNStrategy::Update] {
+        let mut t = op(&flink_cfg(s, 1, 3, true, true));
+        run(&mut t, &flink_input());
+        let snap = t.snapshot(KeyGroupRange::all(128)).unwrap();
+        let e = op(&flink_cfg(s, 1, 2, true, true)).restore(&snap, KeyGroupRange::all(128));
+        assert!(matches!(e, Err(Error::CorruptSnapshot { .. })), "{s:?}: {e:?}");
+        let mut again = op(&flink_cfg(s, 1, 3, true, true));
+        again.restore(&snap, KeyGroupRange::all(128)).unwrap();
+        assert_eq!((again.num_rows(), again.size()), (t.num_rows(), t.size()), "{s:?}");
+        assert!(again.restore(&snap, KeyGroupRange::all(128)).is_err(), "{s:?}: a partition restored twice");
+    }
 }
 
 #[test]
 fn state_budget_is_enforced() {
-    let mut o = TopNOptions::new(TopNStrategy::Retract, vec![SortColumn::asc(2)], 3);
-    o.state_budget = Some(400);
-    let mut t = TopN::new(schema(), vec![0], o).unwrap();
-    let rows: Vec<In> = (0..50).map(|i| ("p".to_string(), i, Some(i))).collect();
-    let e = t.process(&batch(&rows), &vec![Insert; rows.len()]).unwrap_err();
-    assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{e}");
-    assert!(t.size() <= 400);
+    // The Update ranker keeps only its top N: a rank end that holds them all.
+    for (strategy, n) in [(TopNStrategy::Retract, 3), (TopNStrategy::Update, 50)] {
+        let mut o = TopNOptions::new(strategy, vec![SortColumn::asc(2)], n);
+        if strategy == TopNStrategy::Update {
+            o.row_key = vec![0, 1];
+        }
+        o.state_budget = Some(400);
+        let mut t = TopN::new(schema(), vec![0], o).unwrap();
+        let rows: Vec<In> = (0..50).map(|i| ("p".to_string(), i, Some(i))).collect();
+        let e = t.process(&batch(&rows), &vec![Insert; rows.len()]).unwrap_err();
+        assert!(matches!(e, Error::StateBudgetExceeded { .. }), "{strategy:?}: {e}");
+        assert!(t.size() <= 400);
+    }
 }
 
 /// The bar: a row that cannot enter the top N allocates nothing. An
 /// append-only Top-3 over 64 partitions is filled with the best rows; then a
-/// 64-row and a 4,096-row batch of worse rows cost the same (per-batch)
-/// allocations, and no more than a few.
+/// 64-row and a 4,096-row batch of worse rows (new row keys, for the Update
+/// ranker) cost the same (per-batch) allocations, and no more than a few.
 #[test]
 fn rows_that_cannot_enter_the_top_n_allocate_nothing() {
-    for strategy in [TopNStrategy::AppendOnly, TopNStrategy::FastTop1] {
+    for strategy in [TopNStrategy::AppendOnly, TopNStrategy::FastTop1, TopNStrategy::Update] {
         for rank_number in [false, true] {
             let n = if strategy == TopNStrategy::FastTop1 { 1 } else { 3 };
             let mut o = TopNOptions::new(strategy, vec![SortColumn::asc(2)], n);
             o.output_rank_number = rank_number;
+            if strategy == TopNStrategy::Update {
+                o.row_key = vec![0, 1];
+            }
             let mut t = TopN::new(schema(), vec![0], o).unwrap();
             let mk = |rows: usize, base: i64| -> Vec<In> {
-                (0..rows).map(|i| (format!("p{}", i % 64), i as i64, Some(base + (i % 7) as i64))).collect()
+                let row = |i: usize| (format!("p{}", i % 64), base * 1000 + i as i64, Some(base + (i % 7) as i64));
+                (0..rows).map(row).collect()
             };
             let best = mk(64 * 3, 0);
             t.process(&batch(&best), &vec![Insert; best.len()]).unwrap();

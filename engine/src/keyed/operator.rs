@@ -72,7 +72,7 @@ impl std::fmt::Debug for KeyedOperator {
 
 /// The [`TopN`] of a `topn` spec.
 fn topn_operator(schema: SchemaRef, spec: &OperatorSpec) -> Result<TopN> {
-    let SpecKind::TopN { strategy, order, rank_start, rank_end, rank_number } = &spec.kind else {
+    let SpecKind::TopN { strategy, order, rank_start, rank_end, rank_number, row_key } = &spec.kind else {
         return Err(Error::invalid("not a topn spec"));
     };
     let mut o = TopNOptions::new(*strategy, order.clone(), *rank_end);
@@ -81,6 +81,7 @@ fn topn_operator(schema: SchemaRef, spec: &OperatorSpec) -> Result<TopN> {
     o.generate_update_before = spec.update_before;
     o.max_parallelism = spec.max_parallelism;
     o.state_budget = spec.budget;
+    o.row_key = row_key.clone();
     Ok(TopN::new(schema, spec.keys.clone(), o)?)
 }
 

@@ -282,6 +282,25 @@ fn refusals_carry_their_variants() {
     }
 }
 
+/// A ranked Top-N changelog (k, v, t, rank) replayed into (k, rank) → (v,
+/// t), checking that every `-U`/`-D` retracts what that rank holds.
+fn replay_ranks(out: &RecordBatch, kinds: &[RowKind]) -> BTreeMap<(String, i64), (Option<i64>, i64)> {
+    let mut top = BTreeMap::new();
+    let (k, v, t, r) = (strs(out, 0), ints(out, 1), ints(out, 2), ints(out, 3));
+    for i in 0..out.num_rows() {
+        let at = (k[i].clone(), r[i].unwrap());
+        match kinds[i] {
+            RowKind::Insert | RowKind::UpdateAfter => {
+                top.insert(at, (v[i], t[i].unwrap()));
+            }
+            RowKind::UpdateBefore | RowKind::Delete => {
+                assert_eq!(top.remove(&at), Some((v[i], t[i].unwrap())), "retracts what it emitted");
+            }
+        }
+    }
+    top
+}
+
 /// `topn` through the spec: a retracting Top-2 with rank numbers against a
 /// plain sort of the surviving rows, and a per-key-group snapshot that
 /// restores into a fresh operator.
@@ -295,19 +314,7 @@ fn topn_spec_matches_a_plain_sort() {
     let rows = many();
     let (out, kinds) = op.push(&owned_batch(&rows), &vec![RowKind::Insert; rows.len()]).unwrap();
     // Replay the changelog into (key, rank) -> row and compare with a sort.
-    let mut top: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
-    let (k, v, t, r) = (strs(&out, 0), ints(&out, 1), ints(&out, 2), ints(&out, 3));
-    for i in 0..out.num_rows() {
-        let at = (k[i].clone(), r[i].unwrap());
-        match kinds[i] {
-            RowKind::Insert | RowKind::UpdateAfter => {
-                top.insert(at, (v[i], t[i].unwrap()));
-            }
-            RowKind::UpdateBefore | RowKind::Delete => {
-                assert_eq!(top.remove(&at), Some((v[i], t[i].unwrap())), "retracts what it emitted");
-            }
-        }
-    }
+    let top = replay_ranks(&out, &kinds);
     let mut expected: BTreeMap<(String, i64), (Option<i64>, i64)> = BTreeMap::new();
     let mut by_key: BTreeMap<String, Vec<(Option<i64>, i64)>> = BTreeMap::new();
     for (k, v, t) in &rows {
@@ -340,7 +347,10 @@ fn topn_spec_matches_a_plain_sort() {
 fn topn_spec_refusals() {
     for (spec, needle) in [
         ("topn keys=k order=v n=3", "strategy="),
-        ("topn keys=k order=v n=3 strategy=update", "strategy=`update`"),
+        ("topn keys=k order=v n=3 strategy=upsert", "strategy=`upsert`"),
+        ("topn keys=k order=v n=3 strategy=update", "row_key="),
+        ("topn keys=k order=v n=3 strategy=retract row_key=k,t", "strategy=update only"),
+        ("topn keys=k order=v n=3 strategy=update row_key=x", "`x`"),
         ("topn keys=k strategy=append n=3", "order="),
         ("topn keys=k order=v:up strategy=append n=3", "`up`"),
         ("topn keys=k order=v strategy=append", "n="),
@@ -354,4 +364,38 @@ fn topn_spec_refusals() {
     }
     let g = KeyedOperator::new(schema(), "topn keys= order=t:asc:nulls_last strategy=top1 n=1").unwrap();
     assert_eq!(g.spec().keys, Vec::<usize>::new());
+}
+
+/// `strategy=update`: the spec carries the unique key to the operator, and a
+/// Top-2 by `v DESC` over upserts keyed by (k, t) whose `v` only grows
+/// keeps, per k, the two rows a plain sort of the last upserts ranks first.
+#[test]
+fn topn_update_spec_keeps_the_best_upserts() {
+    let text = "topn keys=k order=v:desc n=2 strategy=update row_key=k,t rank_number=true";
+    let mut op = KeyedOperator::new(schema(), text).unwrap();
+    let crate::keyed::spec::SpecKind::TopN { row_key, .. } = &op.spec().kind else { panic!("{:?}", op.spec()) };
+    assert_eq!(row_key, &vec![0, 2]);
+    // Row key (k, t) for t in 0..5 per k; v grows with every upsert.
+    let mut rows = Vec::new();
+    let mut last: BTreeMap<(String, i64), i64> = BTreeMap::new();
+    for i in 0..300i64 {
+        let (k, t) = (format!("key-{}", i % 7), (i * 31) % 5);
+        let v = last.get(&(k.clone(), t)).copied().unwrap_or(0) + (i * 13) % 4;
+        last.insert((k.clone(), t), v);
+        rows.push((k, Some(v), t));
+    }
+    let kinds: Vec<RowKind> = rows.iter().map(|_| RowKind::UpdateAfter).collect();
+    let (out, kinds) = op.push(&owned_batch(&rows), &kinds).unwrap();
+    let top = replay_ranks(&out, &kinds);
+    let mut by_key: BTreeMap<String, Vec<(i64, i64)>> = BTreeMap::new();
+    for ((k, t), v) in &last {
+        by_key.entry(k.clone()).or_default().push((*v, *t));
+    }
+    for (k, vs) in by_key {
+        let mut best: Vec<i64> = vs.iter().map(|p| p.0).collect();
+        best.sort_unstable_by(|a, b| b.cmp(a));
+        let got: Vec<i64> = (1..=2).filter_map(|rank| top.get(&(k.clone(), rank)).and_then(|x| x.0)).collect();
+        assert_eq!(got, best[..2].to_vec(), "{k}");
+    }
+    assert!(op.push(&batch(&[("a", Some(1), 1)]), &[RowKind::Delete]).is_err(), "-D refused");
 }

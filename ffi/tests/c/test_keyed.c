@@ -248,6 +248,27 @@ static void test_topn(void) {
   sluice_keyed_free(h);
 }
 
+/* Top-2 by v DESC over upserts keyed by k (Flink's UpdatableTopNFunction,
+ * strategy=update): a row key moving up retracts its old rank right after
+ * the first -U; without the rank column it is -U/+U of the row; a new key
+ * that cannot enter emits nothing. */
+static void test_topn_update(void) {
+  static const char *const k[] = {"a", "b", "a", "c"};
+  static const int64_t v[] = {1, 3, 4, 2};
+  static const int8_t kinds[] = {0, 0, 2, 0};
+  struct sluice_keyed *h = create("topn keys= order=v:desc n=2 strategy=update row_key=k rank_number=true");
+  if (!h) return;
+  static const struct row ranked[] = {{0, "a", {1, 1}}, {1, "a", {1, 1}}, {2, "b", {3, 1}}, {0, "a", {1, 2}},
+                                      {1, "b", {3, 1}}, {1, "a", {1, 2}}, {2, "a", {4, 1}}, {2, "b", {3, 2}}};
+  push_expect(h, k, v, NULL, kinds, 4, ranked, 8, 2);
+  sluice_keyed_free(h);
+  h = create("topn keys= order=v:desc n=2 strategy=update row_key=k");
+  if (!h) return;
+  static const struct row plain[] = {{0, "a", {1}}, {0, "b", {3}}, {1, "a", {1}}, {2, "a", {4}}};
+  push_expect(h, k, v, NULL, kinds, 4, plain, 4, 1);
+  sluice_keyed_free(h);
+}
+
 /* Snapshot / restore: the restored handle continues like the original;
  * per-key-group blobs sit at Flink's key groups of the keys. */
 static void test_snapshot_restore(void) {
@@ -637,6 +658,7 @@ int main(void) {
   RUN(test_normalize_changelog);
   RUN(test_dedup_first_and_last);
   RUN(test_topn);
+  RUN(test_topn_update);
   RUN(test_over);
   RUN(test_window);
   RUN(test_snapshot_restore);

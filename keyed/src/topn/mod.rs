@@ -11,6 +11,7 @@
 //! | [`AppendOnly`](TopNStrategy::AppendOnly) | `AppendOnlyTopNFunction` | `+I` only | the top N rows (plus the ties of the N-th sort key with rank numbers) |
 //! | [`Retract`](TopNStrategy::Retract) | `RetractableTopNFunction` | `+I`/`-U`/`+U`/`-D` | every row of the partition |
 //! | [`FastTop1`](TopNStrategy::FastTop1) | `FastTop1Function` (append-only or update-fast input, rank range 1..1) | `+I`/`+U` | the best row |
+//! | [`Update`](TopNStrategy::Update) | `UpdatableTopNFunction` (update-fast input: unique key, monotone sort key) | `+I`/`+U` | the top N rows by row key (see `update`) |
 //!
 //! Emission follows `AbstractTopNFunction`: with rank numbers in the output,
 //! or with a rank start above 1 (`hasOffset`), every rank whose row changes
@@ -29,8 +30,8 @@
 //! Deviations, for changelogs Flink's own upstream operators never produce:
 //! a retraction of a row that is not in state is ignored (Flink's lenient
 //! mode logs and decrements its sort key count); an `AppendOnly` operator
-//! refuses every row kind but `+I`, a `FastTop1` refuses `-U`/`-D`
-//! (Flink's functions would treat them as inserts).
+//! refuses every row kind but `+I`, a `FastTop1` or `Update` refuses
+//! `-U`/`-D` (Flink's functions would treat them as inserts / upserts).
 //!
 //! # Memory
 //! Partitions are keyed by the partition key's Flink `BinaryRowData` bytes,
@@ -46,6 +47,7 @@
 mod rank;
 mod snap;
 mod sort_key;
+mod update;
 
 use std::sync::Arc;
 
@@ -66,6 +68,7 @@ use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
 use rank::{Out, Partition, Top1};
+use update::{Ranked, Upsert};
 
 /// Bytes charged per stored row on top of its payload (the `Arc` header and
 /// the bucket slot). An estimate, documented as such.
@@ -84,6 +87,10 @@ pub enum TopNStrategy {
     /// `FastTop1Function`: rank range 1..1 over an insert-only or
     /// update-fast input.
     FastTop1,
+    /// `UpdatableTopNFunction` (`UpdateFastStrategy` with a rank end above
+    /// 1): `+I`/`+U` upserts by a unique key ([`TopNOptions::row_key`])
+    /// whose sort key only moves towards the top.
+    Update,
 }
 
 /// One ORDER BY column.
@@ -130,6 +137,10 @@ pub struct TopNOptions {
     pub max_parallelism: i32,
     /// Retained-bytes budget; an insert that would exceed it is an error.
     pub state_budget: Option<usize>,
+    /// The unique key columns (Flink's `UpdateFastStrategy.primaryKeys`,
+    /// the row key of `UpdatableTopNFunction`): the `Update` strategy only,
+    /// empty for the others.
+    pub row_key: Vec<usize>,
 }
 
 impl TopNOptions {
@@ -144,6 +155,7 @@ impl TopNOptions {
             generate_update_before: true,
             max_parallelism: 128,
             state_budget: None,
+            row_key: Vec::new(),
         }
     }
 }
@@ -159,6 +171,12 @@ pub struct TopN {
     sort_conv: RowConverter,
     sort_rows: Rows,
     parts: ByteKeyMap<Partition>,
+    /// The partitions of the `Update` strategy.
+    ranked: ByteKeyMap<Ranked>,
+    /// The row key encoder of the `Update` strategy, and its block (boxed:
+    /// the other strategies carry none).
+    row_key_plan: Option<Box<KeyPlan>>,
+    row_block: Box<KeyBlock>,
     block: KeyBlock,
     codec: PayloadCodec,
     arena: Bump,
@@ -193,6 +211,11 @@ impl TopN {
         if opts.strategy == TopNStrategy::FastTop1 && (opts.rank_start, opts.rank_end) != (1, 1) {
             return Err(invalid_arg("the FastTop1 strategy needs the rank range 1..1"));
         }
+        let row_key_plan = match opts.strategy {
+            TopNStrategy::Update => Some(Box::new(KeyPlan::new(&schema, &opts.row_key)?)),
+            _ if !opts.row_key.is_empty() => return Err(invalid_arg("a row key is for the Update strategy only")),
+            _ => None,
+        };
         let key_plan = KeyPlan::new(&schema, &partition_columns)?;
         let mut fields = Vec::with_capacity(opts.order.len());
         for s in &opts.order {
@@ -214,13 +237,14 @@ impl TopN {
         }
         let fingerprint = fnv1a(
             format!(
-                "topn|{:?}|{partition_columns:?}|{:?}|{:?}|{}|{}|{}",
+                "topn|{:?}|{partition_columns:?}|{:?}|{:?}|{}|{}|{}|{:?}",
                 schema.fields(),
                 opts.strategy,
                 opts.order,
                 opts.rank_start,
                 opts.rank_end,
-                opts.output_rank_number
+                opts.output_rank_number,
+                opts.row_key
             )
             .as_bytes(),
         );
@@ -236,6 +260,9 @@ impl TopN {
             sort_conv,
             sort_rows,
             parts: ByteKeyMap::default(),
+            ranked: ByteKeyMap::default(),
+            row_key_plan,
+            row_block: Box::default(),
             block: KeyBlock::new(),
             arena: Bump::new(),
             emit_hint: 0,
@@ -256,12 +283,12 @@ impl TopN {
 
     /// Partitions in state.
     pub fn num_partitions(&self) -> usize {
-        self.parts.len()
+        self.parts.len() + self.ranked.len()
     }
 
     /// Rows in state over all partitions.
     pub fn num_rows(&self) -> usize {
-        self.parts.values().map(|p| p.rows).sum()
+        self.parts.values().map(|p| p.rows).sum::<usize>() + self.ranked.values().map(|p| p.rows).sum::<usize>()
     }
 
     /// Retained state bytes (keys, stored rows, per-entry overhead estimates).
@@ -293,20 +320,36 @@ impl TopN {
         check_kinds_len(row_kinds, batch.num_rows())?;
         let refused = |k: &RowKind| match self.opts.strategy {
             TopNStrategy::AppendOnly => *k != RowKind::Insert,
-            TopNStrategy::FastTop1 => !matches!(k, RowKind::Insert | RowKind::UpdateAfter),
+            TopNStrategy::FastTop1 | TopNStrategy::Update => !matches!(k, RowKind::Insert | RowKind::UpdateAfter),
             TopNStrategy::Retract => false,
         };
         if let Some(row) = row_kinds.iter().position(refused) {
             return Err(Error::UnexpectedRowKind { row, kind: row_kinds[row].to_byte(), operator: "TopN" });
         }
         self.key_plan.fill(batch, &self.partition_columns, &mut self.block)?;
+        if let Some(plan) = &self.row_key_plan {
+            plan.fill(batch, &self.opts.row_key, &mut self.row_block)?;
+        }
         self.sort_rows.clear();
         let sort_cols: Vec<ArrayRef> = self.opts.order.iter().map(|s| batch.column(s.column).clone()).collect();
         self.sort_conv.append(&mut self.sort_rows, &sort_cols)?;
         self.codec.encode(batch)?;
         self.arena.reset();
         let ranked_algo = self.uses_row_number_algorithm();
-        let Self { parts, block, codec, arena, acct, opts, sort_rows, owned_key_probe, emit_hint, .. } = self;
+        let Self {
+            parts,
+            ranked,
+            block,
+            row_block,
+            codec,
+            arena,
+            acct,
+            opts,
+            sort_rows,
+            owned_key_probe,
+            emit_hint,
+            ..
+        } = self;
         let mut emits = BumpVec::with_capacity_in(*emit_hint, &*arena);
         let mut out = Out {
             emits: &mut emits,
@@ -330,7 +373,12 @@ impl TopN {
                 payload: codec.row(i),
                 accumulate: matches!(kind, RowKind::Insert | RowKind::UpdateAfter),
             };
-            apply(parts, acct, opts, ranked_algo, &row, &mut out)?;
+            if opts.strategy == TopNStrategy::Update {
+                let row = Upsert { key: row.key, sort: row.sort, row_key: row_block.row(i), payload: row.payload };
+                update::apply(ranked, acct, opts.rank_end, ranked_algo, &row, &mut out)?;
+            } else {
+                apply(parts, acct, opts, ranked_algo, &row, &mut out)?;
+            }
         }
         let cols = codec.decode(emits.iter().map(|e| &*e.row))?;
         let kinds: Vec<RowKind> = emits.iter().map(|e| e.kind).collect();
@@ -416,6 +464,8 @@ fn apply(
                 rank::emit_insert_plain(part, row.sort, own, &new, out);
             }
         }
+        // `update::apply` runs the Update strategy's rows.
+        TopNStrategy::Update => {}
         TopNStrategy::Retract => {
             let Some((idx, removed, freed)) = part.take(row.sort, row.payload) else { return Ok(()) };
             if ranked_algo {

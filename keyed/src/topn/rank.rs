@@ -237,7 +237,7 @@ impl Out<'_, '_> {
     /// / `collectUpdateBefore` with a rank: only inside the rank range, `-U`
     /// only with update-before on.
     #[inline]
-    fn ranked(&mut self, row: &StoredRow, kind: RowKind, rank: u64) {
+    pub(crate) fn ranked(&mut self, row: &StoredRow, kind: RowKind, rank: u64) {
         if self.in_range(rank) && (kind != RowKind::UpdateBefore || self.update_before) {
             self.push(row, kind, rank);
         }
@@ -245,7 +245,7 @@ impl Out<'_, '_> {
 
     /// The same collectors without a rank (no range check).
     #[inline]
-    fn plain(&mut self, row: &StoredRow, kind: RowKind) {
+    pub(crate) fn plain(&mut self, row: &StoredRow, kind: RowKind) {
         if kind != RowKind::UpdateBefore || self.update_before {
             self.push(row, kind, 0);
         }
@@ -302,7 +302,7 @@ pub(crate) fn emit_retract_ranked(p: &Partition, key: &[u8], idx: usize, removed
 /// row that holds it now; then `+I` at the first rank that was empty, or
 /// `-D` at the last rank that is now empty.
 #[inline(always)]
-fn shift_ranks<'p>(
+pub(crate) fn shift_ranks<'p>(
     rows: impl Iterator<Item = &'p StoredRow>,
     mut carried: &'p StoredRow,
     mut rank: u64,

@@ -7,16 +7,20 @@
 //! operator's schema first, so foreign bytes are an error and never a
 //! panic), recomputes their sort keys from the ORDER BY columns and checks
 //! that the rows are in order, so a restored partition is exactly the one
-//! that was written.
+//! that was written. The `Update` strategy's partitions are written the
+//! same way; a restore recomputes their row keys too (and refuses a row key
+//! twice in a partition).
 
 use std::sync::Arc;
 
-use arrow_array::ArrayRef;
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 
 use super::rank::Partition;
+use super::update::Ranked;
 use super::{TopN, TopNStrategy, ENTRY_OVERHEAD, ROW_OVERHEAD};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::KeyGroupRange;
+use crate::key_encoder::KeyBlock;
 use crate::snapshot::Writer;
 
 fn write_partition(p: &Partition, w: &mut Writer) {
@@ -26,12 +30,27 @@ fn write_partition(p: &Partition, w: &mut Writer) {
     }
 }
 
+fn write_ranked(p: &Ranked, w: &mut Writer) {
+    w.u32(p.rows as u32);
+    for slot in p.buckets.values().flatten() {
+        w.bytes(&slot.row);
+    }
+}
+
+fn corrupt(reason: &str) -> Error {
+    Error::CorruptSnapshot { offset: 0, reason: format!("Rank (Top-N) restore: {reason}") }
+}
+
 impl TopN {
     /// Serialises the partitions whose key group is in `range`.
     ///
     /// # Errors
     /// None today.
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
+        if self.opts.strategy == TopNStrategy::Update {
+            let entries = self.ranked.iter().map(|(k, v)| (&**k, v));
+            return Ok(self.format.write(range, entries, write_ranked));
+        }
         let entries = self.parts.iter().map(|(k, v)| (&**k, v));
         Ok(self.format.write(range, entries, write_partition))
     }
@@ -42,6 +61,10 @@ impl TopN {
     /// # Errors
     /// None today.
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
+        if self.opts.strategy == TopNStrategy::Update {
+            let entries = self.ranked.iter().map(|(k, v)| (&**k, v));
+            return Ok(self.format.write_by_key_group(range, entries, write_ranked));
+        }
         let entries = self.parts.iter().map(|(k, v)| (&**k, v));
         Ok(self.format.write_by_key_group(range, entries, write_partition))
     }
@@ -51,8 +74,8 @@ impl TopN {
     /// # Errors
     /// [`Error::CorruptSnapshot`] for damaged, truncated or foreign bytes
     /// (another operator, schema, order or rank range), rows out of sort
-    /// order or more rows than the strategy keeps; a partition already in
-    /// state; the state budget.
+    /// order or more rows than the strategy keeps, a row key twice in an
+    /// `Update` partition; a partition already in state; the state budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
         let mut keys: Vec<(Box<[u8]>, usize)> = Vec::new();
         // Rows as byte ranges of `bytes` (the reader's offsets are offsets into it).
@@ -78,35 +101,77 @@ impl TopN {
         }
         let rows: Vec<&[u8]> = spans.iter().filter_map(|&(at, len)| bytes.get(at..at + len)).collect();
         if rows.len() != spans.len() {
-            return Err(Error::CorruptSnapshot { offset: 0, reason: "Rank (Top-N) restore: row out of bounds".into() });
+            return Err(corrupt("row out of bounds"));
         }
         let cols = self.codec.decode(rows.iter().copied())?;
         let sort_cols: Vec<ArrayRef> = self.opts.order.iter().map(|s| cols[s.column].clone()).collect();
         let sort = self.sort_conv.convert_columns(&sort_cols)?;
-        let mut staged: Vec<(Box<[u8]>, Partition)> = Vec::with_capacity(keys.len());
-        let mut add = 0;
-        let mut next = 0;
-        for (key, n) in keys {
-            if self.parts.contains_key(&key) {
-                return Err(invalid_arg("restore: a restored partition is already in state"));
-            }
-            let mut p = Partition::default();
-            for (i, row) in rows.iter().enumerate().skip(next).take(n) {
-                if i > next && sort.row(i) < sort.row(i - 1) {
-                    return Err(Error::CorruptSnapshot {
-                        offset: 0,
-                        reason: "Rank (Top-N) restore: a partition's rows are not in sort order".into(),
-                    });
-                }
-                add += p.push(sort.row(i).data(), Arc::from(*row)) + row.len() + ROW_OVERHEAD;
-            }
-            next += n;
-            add += key.len() + ENTRY_OVERHEAD;
-            staged.push((key, p));
+        if let Some(plan) = &self.row_key_plan {
+            let opts = RecordBatchOptions::new().with_row_count(Some(rows.len()));
+            let batch = RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts)?;
+            let mut row_keys = KeyBlock::new();
+            plan.fill(&batch, &self.opts.row_key, &mut row_keys)?;
+            let ranked = &self.ranked;
+            let (staged, add) = stage(
+                &keys,
+                &rows,
+                &sort,
+                |k| ranked.contains_key(k),
+                |p: &mut Ranked, i, row| {
+                    p.restore_row(sort.row(i).data(), row_keys.row(i), Arc::from(row))
+                        .ok_or_else(|| corrupt("a row key twice in a partition"))
+                },
+            )?;
+            self.acct.check(add)?;
+            self.acct.charge(add);
+            self.ranked.extend(staged);
+            return Ok(());
         }
+        let parts = &self.parts;
+        let (staged, add) = stage(
+            &keys,
+            &rows,
+            &sort,
+            |k| parts.contains_key(k),
+            |p: &mut Partition, i, row| Ok(p.push(sort.row(i).data(), Arc::from(row)) + row.len() + ROW_OVERHEAD),
+        )?;
         self.acct.check(add)?;
         self.acct.charge(add);
         self.parts.extend(staged);
         Ok(())
     }
+}
+
+/// Restored partitions by partition key, not yet in state.
+type Staged<P> = Vec<(Box<[u8]>, P)>;
+
+/// Builds the partitions of a restore: `keys` (partition key, row count)
+/// over `rows` in order, each row checked to be in sort order and added by
+/// `push` (returning the bytes it retains). Returns the partitions and the
+/// bytes to charge.
+fn stage<P: Default>(
+    keys: &[(Box<[u8]>, usize)],
+    rows: &[&[u8]],
+    sort: &arrow_row::Rows,
+    in_state: impl Fn(&[u8]) -> bool,
+    mut push: impl FnMut(&mut P, usize, &[u8]) -> Result<usize>,
+) -> Result<(Staged<P>, usize)> {
+    let mut staged = Vec::with_capacity(keys.len());
+    let (mut add, mut next) = (0, 0);
+    for (key, n) in keys {
+        if in_state(key) {
+            return Err(invalid_arg("restore: a restored partition is already in state"));
+        }
+        let mut p = P::default();
+        for (i, row) in rows.iter().enumerate().skip(next).take(*n) {
+            if i > next && sort.row(i) < sort.row(i - 1) {
+                return Err(corrupt("a partition's rows are not in sort order"));
+            }
+            add += push(&mut p, i, row)?;
+        }
+        next += n;
+        add += key.len() + ENTRY_OVERHEAD;
+        staged.push((key.clone(), p));
+    }
+    Ok((staged, add))
 }

@@ -38,8 +38,11 @@
 //!   order=sort ( ',' sort )*  required; sort := column [':asc'|':desc'] [':nulls_first'|':nulls_last'];
 //!                             default asc; default nulls as Flink orders them (asc: first,
 //!                             desc: last)
-//!   strategy=append|retract|top1  required: Flink's AppendOnlyTopNFunction,
-//!                             RetractableTopNFunction or FastTop1Function
+//!   strategy=append|retract|top1|update  required: Flink's AppendOnlyTopNFunction,
+//!                             RetractableTopNFunction, FastTop1Function or
+//!                             UpdatableTopNFunction
+//!   row_key=columns           the unique key of an update stream (UpdateFastStrategy's
+//!                             primary key): required by, and only for, strategy=update
 //!   n=N                       shorthand for rank_start=1 rank_end=N
 //!   rank_start=1..            first emitted rank; default 1
 //!   rank_end=N                last emitted rank; required unless n= is given
@@ -56,7 +59,8 @@
 //!
 //! Examples: `group_agg keys=0,2 aggs=count(*),sum(3),max(1) budget=1048576`,
 //! `normalize keys=id max_parallelism=256`, `dedup keys=0 keep=last order=rowtime(3)`,
-//! `topn keys=0 order=2:desc:nulls_last,3 n=3 strategy=retract rank_number=true`.
+//! `topn keys=0 order=2:desc:nulls_last,3 n=3 strategy=retract rank_number=true`,
+//! `topn keys=0 order=2:desc n=3 strategy=update row_key=0,1`.
 //!
 //! Names are case-sensitive; an option given twice, an unknown option, an
 //! option of another operator and a malformed value are all errors that
@@ -127,6 +131,8 @@ pub enum SpecKind {
         rank_end: u64,
         /// Append the rank number column.
         rank_number: bool,
+        /// The unique key columns (`strategy=update` only; else empty).
+        row_key: Vec<usize>,
     },
     /// `over` (see [`over`]).
     Over(over::OverSpec),
@@ -262,7 +268,7 @@ pub(crate) fn plain_aggs(s: &str, schema: &Schema, op: &str) -> Result<Vec<AggSp
 }
 
 /// The options of `topn`.
-const TOPN_OPTIONS: &[&str] = &["order", "strategy", "n", "rank_start", "rank_end", "rank_number"];
+const TOPN_OPTIONS: &[&str] = &["order", "strategy", "n", "rank_start", "rank_end", "rank_number", "row_key"];
 
 /// The `topn` options (see the module docs).
 fn topn_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Schema) -> Result<SpecKind> {
@@ -270,8 +276,17 @@ fn topn_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Schema) -> Resu
         Some("append") => TopNStrategy::AppendOnly,
         Some("retract") => TopNStrategy::Retract,
         Some("top1") => TopNStrategy::FastTop1,
-        Some(v) => return Err(spec_err(format!("strategy=`{v}` (expected append, retract or top1)"))),
-        None => return Err(spec_err("topn needs `strategy=` (append, retract or top1)")),
+        Some("update") => TopNStrategy::Update,
+        Some(v) => return Err(spec_err(format!("strategy=`{v}` (expected append, retract, top1 or update)"))),
+        None => return Err(spec_err("topn needs `strategy=` (append, retract, top1 or update)")),
+    };
+    let row_key = match (strategy, get("row_key")) {
+        // An empty unique key: the input holds at most one row.
+        (TopNStrategy::Update, Some("")) => Vec::new(),
+        (TopNStrategy::Update, Some(k)) => columns(k, schema, "row_key")?,
+        (TopNStrategy::Update, None) => return Err(spec_err("strategy=update needs `row_key=` (the unique key)")),
+        (_, Some(_)) => return Err(spec_err("row_key= is for strategy=update only")),
+        (_, None) => Vec::new(),
     };
     let order = sort_columns(get("order").ok_or_else(|| spec_err("topn needs `order=`"))?, schema)?;
     let rank = |name: &str| -> Result<Option<u64>> {
@@ -302,6 +317,7 @@ fn topn_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Schema) -> Resu
         rank_start,
         rank_end,
         rank_number: boolean(get("rank_number"), "rank_number", false)?,
+        row_key,
     })
 }
 

@@ -3,6 +3,7 @@ package io.sluice.flink.planner.keyed;
 import java.util.List;
 
 import org.apache.calcite.rel.RelFieldCollation;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.planner.plan.nodes.exec.spec.SortSpec;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
 import org.apache.flink.table.planner.plan.utils.ChangelogPlanUtils;
@@ -11,6 +12,7 @@ import org.apache.flink.table.planner.plan.utils.SortUtil;
 import org.apache.flink.table.runtime.operators.rank.ConstantRankRange;
 import org.apache.flink.table.runtime.operators.rank.RankType;
 import org.apache.flink.table.runtime.typeutils.TypeCheckUtils;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
@@ -25,13 +27,16 @@ import io.sluice.flink.planner.PlanContext;
  * {@code topn}, with the ranking function {@code StreamExecRank.translateToPlanInternal} picks on
  * both lines: {@code AppendFastStrategy} → {@code FastTop1Function} for the rank range 1..1, else
  * {@code AppendOnlyTopNFunction} ({@code strategy=append}); {@code UpdateFastStrategy} →
- * {@code FastTop1Function} for 1..1 ({@code UpdatableTopNFunction} otherwise, which stays stock);
- * {@code RetractStrategy} → {@code RetractableTopNFunction} ({@code strategy=retract}). Sort keys
+ * {@code FastTop1Function} for 1..1, else {@code UpdatableTopNFunction} ({@code strategy=update}
+ * keyed by the strategy's primary key, {@code row_key=}); {@code RetractStrategy} →
+ * {@code RetractableTopNFunction} ({@code strategy=retract}). Sort keys
  * and null order come from {@code SortUtil.getSortSpec}, as the ExecNode builds its comparator.
  * Stays stock: RANK / DENSE_RANK (Flink's {@code AbstractTopNFunction} refuses them), a variable
  * rank end, {@code AppendOnlyFirstNFunction} (a single processing-time ascending sort key),
  * FLOAT / DOUBLE sort keys (Flink's generated comparator and arrow-row order -0.0 and NaN
- * differently), mini-batch, state TTL, and rows with more string payload columns than the work pays for
+ * differently), an {@code UpdateFastStrategy} input that could send DELETE or UPDATE_BEFORE rows
+ * (Flink's function would take them as upserts; the native one refuses them), mini-batch, state
+ * TTL, and rows with more string payload columns than the work pays for
  * ({@link io.sluice.flink.planner.CostRule}).
  */
 public final class RankSubstitution {
@@ -63,6 +68,7 @@ public final class RankSubstitution {
         boolean top1 = range.getRankStart() == 1 && range.getRankEnd() == 1;
         RankProcessStrategy strategy = rank.rankStrategy();
         String native_;
+        String rowKey = "";
         if (strategy instanceof RankProcessStrategy.AppendFastStrategy) {
             if (fields.length == 1 && TypeCheckUtils.isProcTime(in.getTypeAt(fields[0])) && ascending[0]) {
                 return Match.stock("a Top-N ordered by processing time ascending: Flink runs "
@@ -70,11 +76,18 @@ public final class RankSubstitution {
             }
             native_ = top1 ? "top1" : "append";
         } else if (strategy instanceof RankProcessStrategy.UpdateFastStrategy) {
-            if (!top1) {
-                return Match.stock("UpdateFastStrategy with rank end " + range.getRankEnd()
-                        + ": Flink runs UpdatableTopNFunction, which has no native counterpart");
+            ChangelogMode input = PlanContext.changelogMode(rank.getInput());
+            if (input == null || input.contains(RowKind.DELETE) || input.contains(RowKind.UPDATE_BEFORE)) {
+                return Match.stock("UpdateFastStrategy over an input that may send DELETE or UPDATE_BEFORE ("
+                        + input + "): Flink's ranker takes them as upserts, the native one refuses them");
             }
-            native_ = "top1";
+            if (top1) {
+                native_ = "top1";
+            } else {
+                native_ = "update";
+                rowKey = " row_key=" + KeyedSpecs.list(((RankProcessStrategy.UpdateFastStrategy) strategy)
+                        .getPrimaryKeys());
+            }
         } else if (strategy instanceof RankProcessStrategy.RetractStrategy) {
             native_ = "retract";
         } else {
@@ -96,7 +109,8 @@ public final class RankSubstitution {
             return Match.stock(reason);
         }
         String spec = "topn keys=" + KeyedSpecs.list(keys) + " order=" + order
-                + " strategy=" + native_ + " rank_start=" + range.getRankStart() + " rank_end=" + range.getRankEnd()
+                + " strategy=" + native_ + rowKey + " rank_start=" + range.getRankStart()
+                + " rank_end=" + range.getRankEnd()
                 + " rank_number=" + rank.outputRankNumber()
                 + " update_before=" + ChangelogPlanUtils.generateUpdateBefore(rank);
         reason = KeyedChecks.probe(spec, in, PlanContext.rowType(rank));
