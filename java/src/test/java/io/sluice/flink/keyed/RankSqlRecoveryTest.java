@@ -34,11 +34,9 @@ import io.sluice.flink.TestSupport;
  *       updates into the Rank, so the changelog is not defined but the materialized result
  *       (the final Top-3 of every g) is, and must be stock's.</li>
  * </ul>
- * Each through a failure after a completed checkpoint at parallelism 2 (the native Top-N buffers,
- * and for the retracting one every key's sort key and count, restored from Flink's raw keyed
- * state), and through a savepoint at parallelism 2 restored at parallelism 3 (key groups move
- * between subtasks; 2.x only, for the reason {@code KeyedSqlRecoveryTest.savepointAtTwoRestoresAtThree}
- * gives: Flink 1.20's collect sink fails its own check after such a restore).
+ * Each through a failure after a completed checkpoint at parallelism 2 (the native Top-N state
+ * restored from Flink's raw keyed state), and through a savepoint at parallelism 2 restored at parallelism 3 (key groups move
+ * between subtasks; 2.x only, for the reason {@link Recovery#rescaledAgainstStock} gives).
  */
 class RankSqlRecoveryTest {
     static final int KEYS = 300;
@@ -46,7 +44,7 @@ class RankSqlRecoveryTest {
 
     static final String APPEND = "SELECT k, v, s, rn FROM (SELECT k, v, s, ROW_NUMBER() OVER (PARTITION BY k "
             + "ORDER BY v DESC) AS rn FROM src) WHERE rn <= 3";
-    /** g: the key's length (the prefixes of {@link KeyedTestData#row} give a few dozen partitions of varied size). */
+    /** g: the key's length (the prefixes of {@link KeyedTestData#row} give a handful of partitions of varied size). */
     static final String RETRACT = "SELECT g, k, sv, rn FROM (SELECT g, k, sv, ROW_NUMBER() OVER (PARTITION BY g "
             + "ORDER BY sv DESC, k) AS rn FROM (SELECT CHAR_LENGTH(k) AS g, k, SUM(v) AS sv FROM src "
             + "GROUP BY CHAR_LENGTH(k), k)) WHERE rn <= 3";
@@ -59,7 +57,10 @@ class RankSqlRecoveryTest {
         DataStream<Row> in = KeyedTestData.source(env, KEYS, ROWS, perSecond);
         StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed);
         tEnv.createTemporaryView("src", tEnv.fromDataStream(in));
-        if (installed) {
+        if (!installed) {
+            String strategy = sql.equals(RETRACT) ? "RetractStrategy" : "AppendFastStrategy";
+            assertTrue(tEnv.explainSql(sql).contains("Rank(strategy=[" + strategy), "Flink plans the " + strategy);
+        } else {
             List<String> natives = Sluice.explain(tEnv, sql).nodes().stream().filter(NodeReport::isNative)
                     .map(NodeReport::node).toList();
             assertTrue(natives.contains("Rank"), "the Top-N runs natively: " + natives);
