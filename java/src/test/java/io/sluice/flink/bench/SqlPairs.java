@@ -48,13 +48,20 @@ final class SqlPairs {
         void run() throws Exception;
     }
 
-    /** A bench case: its label and its run. */
-    record Case(String label, Run run) {}
+    /**
+     * A bench case: its label, its run, and a check run once before its pairs (that the two plans
+     * give the same result, say), which throws to fail the bench.
+     */
+    record Case(String label, Run run, Body check) {
+        Case(String label, Run run) {
+            this(label, run, () -> {});
+        }
+    }
 
     /**
      * A bench's {@code main}: {@code [rows] [pairs]} from {@code args} (default 2,000,000 rows, 3
-     * pairs), then on one MiniCluster {@link #pairs} of every case {@code cases} gives for that
-     * many rows.
+     * pairs), then on one MiniCluster, for every case {@code cases} gives for that many rows, its
+     * check and its {@link #pairs}.
      */
     static void main(String[] args, Function<Long, List<Case>> cases) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
@@ -62,6 +69,7 @@ final class SqlPairs {
         onMiniCluster(() -> {
             System.out.printf(Locale.ROOT, "rows %d, pairs %d (after 1 warm-up pair)%n", rows, pairs);
             for (Case c : cases.apply(rows)) {
+                c.check().run();
                 pairs(c.label(), pairs, c.run());
             }
         });

@@ -8,9 +8,13 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
@@ -52,6 +56,13 @@ final class KeyedTestData {
         Long v = r.nextInt(8) == 0 ? null : (long) (r.nextInt(2_000_001) - 1_000_000);
         String s = r.nextInt(8) == 0 ? null : PREFIXES[r.nextInt(PREFIXES.length)] + r.nextInt(100_000);
         return Row.of(k, v, s);
+    }
+
+    /** {@code rows} rows of {@link #row} over {@code keys} keys at {@code perSecond}, from one source subtask (uid gen). */
+    static DataStream<Row> source(StreamExecutionEnvironment env, int keys, long rows, double perSecond) {
+        DataGeneratorSource<Row> source = new DataGeneratorSource<>(i -> row(i, keys), rows,
+                RateLimiterStrategy.perSecond(perSecond), typeInfo());
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "gen").setParallelism(1).uid("gen");
     }
 
     static List<Row> rows(int n, int keys) {

@@ -24,7 +24,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.sluice.flink.TestSupport;
-import io.sluice.flink.compat.FlinkLine;
 
 /**
  * Plain SQL OVER aggregation with sluice installed (the planner stage puts the native over into
@@ -90,17 +89,13 @@ class OverSqlRecoveryTest {
     /**
      * A savepoint at parallelism 2 restored at 3 (key groups move between subtasks) continues each
      * key's running fold: the rows before the stop and after the restore are, per key, the stock
-     * changelog. 2.x only, for the reason {@code KeyedSqlRecoveryTest.savepointAtTwoRestoresAtThree}
-     * gives (Flink 1.20's collect sink fails its own check after such a restore).
+     * changelog. 2.x only, for the reason {@link Recovery#rescaledAgainstStock} gives.
      */
     @Test
     void proctimeSavepointAtTwoRestoresAtThree(@TempDir Path dir) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FlinkLine.name().equals("flink-2"),
-                "Flink 1.20: collect sink after a savepoint restore (KeyedSqlRecoveryTest)");
-        Map<String, List<String>> expected = Recovery.stockReference(job(PROCTIME), KeyedTestData::byKey);
-        Map<String, List<String>> got =
-                Recovery.rescaledThroughSavepoint(job(PROCTIME), job(PROCTIME), 8_000, "over-rescale-p2", dir);
-        Recovery.assertSameChangelogs(expected, got);
+        Recovery.Runs<Map<String, List<String>>> runs =
+                Recovery.rescaledAgainstStock(job(PROCTIME), 8_000, "over-rescale-p2", dir);
+        Recovery.assertSameChangelogs(runs.expected(), runs.got());
     }
 
     @Test

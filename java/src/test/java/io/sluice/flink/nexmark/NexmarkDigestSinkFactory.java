@@ -37,13 +37,13 @@ import io.sluice.flink.compat.CalcCompat;
  * {@code Sink#createWriter}'s context type differs between Flink 1.20 and 2.x.
  */
 public final class NexmarkDigestSinkFactory implements DynamicTableSinkFactory {
-    static final String IDENTIFIER = "sluice-nexmark-digest";
-    static final ConfigOption<String> RUN = ConfigOptions.key("run").stringType().noDefaultValue();
+    public static final String IDENTIFIER = "sluice-nexmark-digest";
+    public static final ConfigOption<String> RUN = ConfigOptions.key("run").stringType().noDefaultValue();
 
     private static final Map<String, NexmarkDigest> DIGESTS = new ConcurrentHashMap<>();
 
     /** The merged digest of run {@code run}'s subtasks (removed from the registry), empty if none finished. */
-    static NexmarkRun.Digest take(String run) {
+    public static NexmarkRun.Digest take(String run) {
         NexmarkDigest d = DIGESTS.remove(run);
         return d == null ? new NexmarkDigest().digest() : d.digest();
     }

@@ -33,7 +33,7 @@ import io.sluice.flink.SluiceExplain;
  *       so job submission and start are not counted.</li>
  * </ul>
  */
-final class NexmarkRun {
+public final class NexmarkRun {
     /** The run's outcome. */
     record Result(Digest digest, double seconds, SluiceExplain explain) {}
 
@@ -46,13 +46,14 @@ final class NexmarkRun {
      * changelog; {@code rows} is the net row count, {@code changes} the changelog length
      * ({@link NexmarkDigest} computes it).
      */
-    record Digest(long rows, long h1, long h2, long changes) {
+    public record Digest(long rows, long h1, long h2, long changes) {
         @Override
         public String toString() {
             return rows + " rows / " + changes + " changes / " + Long.toHexString(h1) + Long.toHexString(h2);
         }
 
-        boolean sameResult(Digest o) {
+        /** @return whether {@code o} is the same materialized result (the changelogs may differ) */
+        public boolean sameResult(Digest o) {
             return rows == o.rows && h1 == o.h1 && h2 == o.h2;
         }
     }
