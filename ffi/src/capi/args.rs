@@ -370,3 +370,19 @@ pub unsafe fn write_output(slot: OutSlot, func: Func, result: &ArrayRef, args: &
     // SAFETY: forwarded contract.
     unsafe { slot.write(result.as_ref(), &field, &inputs) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{listed_name, SchemaName};
+
+    /// The lazily formatted names read as the per-call `format!`s they
+    /// replace did, inside and beyond the static table.
+    #[test]
+    fn argument_names_match_the_formatted_ones() {
+        for i in [0usize, 1, 7, 8, 12] {
+            assert_eq!(listed_name(i), format!("ins[{i}]"));
+            assert_eq!(SchemaName::Listed(i).to_string(), format!("in_schemas[{i}]"));
+        }
+        assert_eq!(SchemaName::Of("needle").to_string(), "needle_schema");
+    }
+}

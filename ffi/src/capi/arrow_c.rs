@@ -80,6 +80,10 @@ pub unsafe fn take_optional_array(ptr: *mut FFI_ArrowArray, what: &str) -> FfiRe
 /// Checks a borrowed `struct ArrowSchema` and converts it to a [`Field`]
 /// (name, type, nullability, metadata such as `flink.type`).
 ///
+/// `what` names the schema in messages; it is formatted only for one (a
+/// call's arguments are named by [`crate::capi::args::SchemaName`] without
+/// a per-call `format!`).
+///
 /// # Errors
 /// `SLUICE_ERR_NULL_POINTER` for a NULL `ptr`; `SLUICE_ERR_INVALID_ARGUMENT`
 /// for a released or misaligned schema; `SLUICE_ERR_INVALID_ARROW` for
@@ -88,9 +92,6 @@ pub unsafe fn take_optional_array(ptr: *mut FFI_ArrowArray, what: &str) -> FfiRe
 /// # Safety
 /// `ptr` is NULL or points to a `struct ArrowSchema` that stays valid for
 /// the duration of the call.
-/// `what` names the schema in messages; it is formatted only for one (a
-/// call's arguments are named by [`crate::capi::args::SchemaName`] without
-/// a per-call `format!`).
 pub unsafe fn read_field(ptr: *const FFI_ArrowSchema, what: impl std::fmt::Display) -> FfiResult<Field> {
     if ptr.is_null() {
         return Err(FfiError::null(&what.to_string()));
