@@ -121,9 +121,7 @@ pub struct Spec {
     /// Its borrowed schema.
     pub schema: *const FFI_ArrowSchema,
     /// Argument name used in messages (the C parameter name).
-    pub name: String,
-    /// The schema's name in messages (`<name>_schema`).
-    pub schema_name: String,
+    pub name: &'static str,
     /// Accepted types.
     pub kind: Kind,
     /// Whether a NULL `array` means "absent".
@@ -132,8 +130,8 @@ pub struct Spec {
 
 impl Spec {
     /// A required argument named `name` (its schema `<name>_schema`).
-    pub fn new(array: *mut FFI_ArrowArray, schema: *const FFI_ArrowSchema, name: &str, kind: Kind) -> Self {
-        Spec { array, schema, name: name.to_string(), schema_name: format!("{name}_schema"), kind, optional: false }
+    pub fn new(array: *mut FFI_ArrowArray, schema: *const FFI_ArrowSchema, name: &'static str, kind: Kind) -> Self {
+        Spec { array, schema, name, kind, optional: false }
     }
 
     /// The same argument, optional (a NULL array means absent).
@@ -141,6 +139,37 @@ impl Spec {
         Spec { optional: true, ..self }
     }
 }
+
+/// The name of an argument's schema in messages, formatted only when a
+/// message is (names cost a `format!` and an allocation each otherwise, on
+/// every call).
+#[derive(Clone, Copy)]
+pub enum SchemaName<'a> {
+    /// `<name>_schema` of a [`Spec`] argument.
+    Of(&'a str),
+    /// `in_schemas[i]` of an argument list.
+    Listed(usize),
+}
+
+impl std::fmt::Display for SchemaName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SchemaName::Of(name) => write!(f, "{name}_schema"),
+            SchemaName::Listed(i) => write!(f, "in_schemas[{i}]"),
+        }
+    }
+}
+
+/// `ins[i]`, the name of argument `i` of a list: static for the first
+/// [`LISTED`].len() (no `format!` per call), formatted beyond.
+fn listed_name(i: usize) -> std::borrow::Cow<'static, str> {
+    match LISTED.get(i) {
+        Some(name) => std::borrow::Cow::Borrowed(name),
+        None => std::borrow::Cow::Owned(format!("ins[{i}]")),
+    }
+}
+
+const LISTED: [&str; 8] = ["ins[0]", "ins[1]", "ins[2]", "ins[3]", "ins[4]", "ins[5]", "ins[6]", "ins[7]"];
 
 /// Takes every array of `arrays` (`(pointer, name, optional)`) before
 /// reporting the first error, so that each non-NULL one is released once.
@@ -150,7 +179,7 @@ impl Spec {
 unsafe fn take_all<'n>(
     arrays: impl Iterator<Item = (*mut FFI_ArrowArray, &'n str, bool)>,
 ) -> FfiResult<Vec<Option<FFI_ArrowArray>>> {
-    let mut taken = Vec::new();
+    let mut taken = Vec::with_capacity(arrays.size_hint().0);
     let mut first_err = None;
     for (array, name, optional) in arrays {
         let r = if optional {
@@ -182,7 +211,7 @@ pub unsafe fn import_arg(
     array: FFI_ArrowArray,
     schema: *const FFI_ArrowSchema,
     name: &str,
-    schema_name: &str,
+    schema_name: SchemaName<'_>,
     kind: Kind,
 ) -> FfiResult<Arg> {
     // SAFETY: forwarded contract.
@@ -222,12 +251,12 @@ pub unsafe fn import_arg(
 /// Each pointer is NULL or a valid C Data Interface struct, per the header.
 pub unsafe fn take_args(specs: &[Spec]) -> FfiResult<Vec<Option<Arg>>> {
     // SAFETY: forwarded contract.
-    let taken = unsafe { take_all(specs.iter().map(|s| (s.array, s.name.as_str(), s.optional))) }?;
+    let taken = unsafe { take_all(specs.iter().map(|s| (s.array, s.name, s.optional))) }?;
     let mut args = Vec::with_capacity(specs.len());
     for (s, array) in specs.iter().zip(taken) {
         args.push(match array {
             // SAFETY: forwarded contract.
-            Some(array) => Some(unsafe { import_arg(array, s.schema, &s.name, &s.schema_name, s.kind) }?),
+            Some(array) => Some(unsafe { import_arg(array, s.schema, s.name, SchemaName::Of(s.name), s.kind) }?),
             None => None,
         });
     }
@@ -253,11 +282,11 @@ pub unsafe fn take_arg_list(
     if n > 0 {
         check_not_null!(ins, "ins");
     }
-    let names: Vec<String> = (0..n).map(|i| format!("ins[{i}]")).collect();
+    let names: Vec<_> = (0..n).map(listed_name).collect();
     // SAFETY: `ins` holds `n` pointers per the caller's contract.
     let pointers = (0..n).map(|i| unsafe { ptr::read_unaligned(ins.add(i)) });
     // SAFETY: forwarded contract.
-    let taken = unsafe { take_all(pointers.zip(&names).map(|(p, name)| (p, name.as_str(), false))) }?;
+    let taken = unsafe { take_all(pointers.zip(&names).map(|(p, name)| (p, name.as_ref(), false))) }?;
     if n > 0 {
         check_not_null!(schemas, "in_schemas");
     }
@@ -267,7 +296,7 @@ pub unsafe fn take_arg_list(
         // SAFETY: `schemas` holds `n` pointers per the caller's contract.
         let schema = unsafe { ptr::read_unaligned(schemas.add(i)) };
         // SAFETY: forwarded contract.
-        args.push(unsafe { import_arg(array, schema, name, &format!("in_schemas[{i}]"), kind) }?);
+        args.push(unsafe { import_arg(array, schema, name, SchemaName::Listed(i), kind) }?);
     }
     Ok(args)
 }
@@ -285,7 +314,7 @@ pub unsafe fn take_arg_list(
 pub unsafe fn read_offsets<'a>(offsets: *const i64, n_rows: i64) -> FfiResult<&'a [i64]> {
     // SAFETY: forwarded contract.
     let offs = unsafe { read_offsets_unordered(offsets, n_rows) }?;
-    if !crate::capi::validate::non_decreasing(offs) {
+    if !sluice_kernels::validate::offsets_ordered(offs) {
         let i = offs.windows(2).position(|w| w[1] < w[0]).unwrap_or(0);
         return Err(FfiError::invalid(format!(
             "offsets decrease at row {i}: offsets[{i}] = {}, offsets[{}] = {}",
@@ -340,4 +369,20 @@ pub unsafe fn write_output(slot: OutSlot, func: Func, result: &ArrayRef, args: &
     let inputs: Vec<&dyn Array> = args.iter().map(|a| a.array.as_ref()).collect();
     // SAFETY: forwarded contract.
     unsafe { slot.write(result.as_ref(), &field, &inputs) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{listed_name, SchemaName};
+
+    /// The lazily formatted names read as the per-call `format!`s they
+    /// replace did, inside and beyond the static table.
+    #[test]
+    fn argument_names_match_the_formatted_ones() {
+        for i in [0usize, 1, 7, 8, 12] {
+            assert_eq!(listed_name(i), format!("ins[{i}]"));
+            assert_eq!(SchemaName::Listed(i).to_string(), format!("in_schemas[{i}]"));
+        }
+        assert_eq!(SchemaName::Of("needle").to_string(), "needle_schema");
+    }
 }

@@ -23,6 +23,7 @@
 
 use std::ptr;
 
+use arrow_array::cast::AsArray;
 use arrow_array::ffi::{from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{make_array, Array, ArrayRef};
 use arrow_data::transform::MutableArrayData;
@@ -79,6 +80,10 @@ pub unsafe fn take_optional_array(ptr: *mut FFI_ArrowArray, what: &str) -> FfiRe
 /// Checks a borrowed `struct ArrowSchema` and converts it to a [`Field`]
 /// (name, type, nullability, metadata such as `flink.type`).
 ///
+/// `what` names the schema in messages; it is formatted only for one (a
+/// call's arguments are named by [`crate::capi::args::SchemaName`] without
+/// a per-call `format!`).
+///
 /// # Errors
 /// `SLUICE_ERR_NULL_POINTER` for a NULL `ptr`; `SLUICE_ERR_INVALID_ARGUMENT`
 /// for a released or misaligned schema; `SLUICE_ERR_INVALID_ARROW` for
@@ -87,8 +92,10 @@ pub unsafe fn take_optional_array(ptr: *mut FFI_ArrowArray, what: &str) -> FfiRe
 /// # Safety
 /// `ptr` is NULL or points to a `struct ArrowSchema` that stays valid for
 /// the duration of the call.
-pub unsafe fn read_field(ptr: *const FFI_ArrowSchema, what: &str) -> FfiResult<Field> {
-    check_not_null!(ptr, what);
+pub unsafe fn read_field(ptr: *const FFI_ArrowSchema, what: impl std::fmt::Display) -> FfiResult<Field> {
+    if ptr.is_null() {
+        return Err(FfiError::null(&what.to_string()));
+    }
     if !ptr.is_aligned() {
         return Err(FfiError::invalid(format!("{what} is not aligned to {} bytes", align_of::<FFI_ArrowSchema>())));
     }
@@ -98,14 +105,14 @@ pub unsafe fn read_field(ptr: *const FFI_ArrowSchema, what: &str) -> FfiResult<F
         return Err(FfiError::invalid(format!("{what} is released (release == NULL)")));
     }
     // SAFETY: a live schema per the caller's contract.
-    unsafe { check_schema(schema, what, 0) }?;
+    unsafe { check_schema(schema, &what, 0) }?;
     // Every pointer arrow-rs follows was checked non-NULL above.
     Field::try_from(schema).map_err(|e| invalid_arrow(format!("{what}: {e}")))
 }
 
 /// # Safety
 /// `raw` is a live `struct ArrowSchema`.
-unsafe fn check_schema(raw: &FFI_ArrowSchema, what: &str, depth: usize) -> FfiResult<()> {
+unsafe fn check_schema(raw: &FFI_ArrowSchema, what: &dyn std::fmt::Display, depth: usize) -> FfiResult<()> {
     if depth > MAX_DEPTH {
         return Err(invalid_arrow(format!("{what}: nested deeper than {MAX_DEPTH} levels")));
     }
@@ -423,6 +430,33 @@ fn buffer_ranges(data: &ArrayData, out: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// [`buffer_ranges`] of `a`, read in place for the layouts the kernels'
+/// inputs have (byte arrays and `Int32`): no `to_data` copy of the buffer
+/// list per input and call. Other layouts go through `to_data`.
+fn array_ranges(a: &dyn Array, out: &mut Vec<(usize, usize)>) {
+    fn push(b: &arrow_buffer::Buffer, out: &mut Vec<(usize, usize)>) {
+        out.push((b.as_ptr() as usize, b.as_ptr() as usize + b.len()));
+    }
+    fn bytes<T: arrow_array::types::ByteArrayType>(
+        a: &arrow_array::GenericByteArray<T>,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        push(a.offsets().inner().inner(), out);
+        push(a.values(), out);
+    }
+    match a.data_type() {
+        DataType::Binary => bytes(a.as_binary::<i32>(), out),
+        DataType::LargeBinary => bytes(a.as_binary::<i64>(), out),
+        DataType::Utf8 => bytes(a.as_string::<i32>(), out),
+        DataType::LargeUtf8 => bytes(a.as_string::<i64>(), out),
+        DataType::Int32 => push(a.as_primitive::<arrow_array::types::Int32Type>().values().inner(), out),
+        _ => return buffer_ranges(&a.to_data(), out),
+    }
+    if let Some(n) = a.nulls() {
+        push(n.buffer(), out);
+    }
+}
+
 fn overlaps(a: (usize, usize), ranges: &[(usize, usize)]) -> bool {
     a.0 < a.1 && ranges.iter().any(|r| r.0 < r.1 && a.0 < r.1 && r.0 < a.1)
 }
@@ -433,11 +467,11 @@ fn overlaps(a: (usize, usize), ranges: &[(usize, usize)]) -> bool {
 /// # Errors
 /// `SLUICE_ERR_OFFSET_OVERFLOW` if a full copy's offsets overflow.
 pub fn detach(data: ArrayData, inputs: &[&dyn Array]) -> FfiResult<ArrayData> {
-    let mut theirs = Vec::new();
+    let mut theirs = Vec::with_capacity(4 * inputs.len());
     for a in inputs {
-        buffer_ranges(&a.to_data(), &mut theirs);
+        array_ranges(*a, &mut theirs);
     }
-    let mut ours = Vec::new();
+    let mut ours = Vec::with_capacity(4);
     for b in data.buffers() {
         ours.push((b.as_ptr() as usize, b.as_ptr() as usize + b.len()));
     }

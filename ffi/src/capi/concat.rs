@@ -8,7 +8,7 @@
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use sluice_engine::function::{self, Func};
 
-use crate::capi::args::{broadcast, datums, import_arg, take_arg_list, write_output, Arg, Kind};
+use crate::capi::args::{broadcast, datums, import_arg, take_arg_list, write_output, Arg, Kind, SchemaName};
 use crate::capi::arrow_c::{take_array, OutSlot};
 use crate::capi::error::FfiError;
 
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn sluice_concat_ws(
         let args = take_arg_list(n, ins, in_schemas, Kind::CopiedString);
         let sep_array = sep_taken?;
         let args = args?;
-        let sep = import_arg(sep_array, sep_schema, "sep", "sep_schema", Kind::CopiedString)?;
+        let sep = import_arg(sep_array, sep_schema, "sep", SchemaName::Of("sep"), Kind::CopiedString)?;
         let slot = OutSlot::new(out, out_schema)?;
         let mut all: Vec<Arg> = std::iter::once(sep).chain(args).collect();
         let mut refs: Vec<&mut Arg> = all.iter_mut().collect();

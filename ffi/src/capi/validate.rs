@@ -6,7 +6,7 @@
 //! | input | checked | why |
 //! | --- | --- | --- |
 //! | every array | structure against its type (`arrow_c::check_array`), buffer sizes against length and offset (`ArrayData::validate`), NULL count | memory safety: every later read is in bounds |
-//! | offsets of `Binary`, `LargeBinary`, `Utf8`, `LargeUtf8` | first ≥ 0, never decreasing, last ≤ values length: one branch-free pass that the compiler vectorises | memory safety: kernels slice values by offsets without re-checking |
+//! | offsets of `Binary`, `LargeBinary`, `Utf8`, `LargeUtf8` | first ≥ 0, never decreasing, last ≤ values length: one branch-free pass (`sluice_kernels::validate::offsets_ordered`, AVX2 where the CPU has it) | memory safety: kernels slice values by offsets without re-checking |
 //! | views of `Utf8View` / `BinaryView` | each view within its buffer (arrow-rs) | memory safety |
 //! | UTF-8 of binary columns read as strings (by `flink.type`) by CONCAT / CONCAT_WS, and of the `Utf8` children of nested inputs of the keyed operators and key groups | one `simdutf8` pass over the values span plus a character-boundary check per offset (`sluice_kernels::validate`) | a binary column promises nothing; keyed state keeps keys as text |
 //! | UTF-8 of the `Utf8` fields of row batches (`sluice_arrow_to_rows`, `sluice_row_converter_arrow_to_rows`) | not checked (`arrow_c::import_copied_rows`) | each string is copied whole into its row as bytes (memory-safe on any bytes), and Flink reads a row's string as the bytes of a `BinaryStringData`: the rows are as much UTF-8 as the declared `Utf8` fields, the producer's promise, as for CONCAT |
@@ -90,16 +90,6 @@ pub fn validate_with(data: &ArrayData, what: &str, trust_utf8: bool) -> FfiResul
     Ok(())
 }
 
-/// Whether `offsets` never decrease: the check every input's offsets get,
-/// per call. Branch-free (a fold of `&`), so that it vectorises; callers
-/// look for the row only on failure. An early-exit scan
-/// (`windows(2).position(..)`, what `read_offsets` used) does not
-/// vectorise: ~7x slower on 8,193 offsets, about 1 ns per row of an
-/// 8,192-row batch (a scratch benchmark on the shared machine).
-pub(crate) fn non_decreasing<O: ArrowNativeType>(offsets: &[O]) -> bool {
-    offsets.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1]))
-}
-
 /// Structure, NULL count and offsets of a byte array, in one pass over
 /// the offsets.
 fn byte_offsets<O: ArrowNativeType + Into<i64>>(data: &ArrayData, what: &str) -> FfiResult<()> {
@@ -111,7 +101,7 @@ fn byte_offsets<O: ArrowNativeType + Into<i64>>(data: &ArrayData, what: &str) ->
     };
     let values_len = data.buffers().get(1).map_or(0, |b| b.len()) as i64;
     let (first, last): (i64, i64) = (offsets[0].into(), offsets[data.len()].into());
-    let ordered = non_decreasing(offsets);
+    let ordered = sluice_kernels::validate::offsets_ordered(offsets);
     if first < 0 || last > values_len || !ordered {
         let row = offsets.windows(2).position(|w| w[0] > w[1]);
         return Err(invalid_arrow(
@@ -123,21 +113,4 @@ fn byte_offsets<O: ArrowNativeType + Into<i64>>(data: &ArrayData, what: &str) ->
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::non_decreasing;
-
-    #[test]
-    fn non_decreasing_finds_a_decrease_anywhere() {
-        let ok: Vec<i64> = (0..100).map(|i| i / 3).collect();
-        assert!(non_decreasing(&ok));
-        assert!(non_decreasing::<i32>(&[]) && non_decreasing(&[5i32]));
-        for at in [1, 50, 99] {
-            let mut bad = ok.clone();
-            bad[at] = -1;
-            assert!(!non_decreasing(&bad), "decrease at {at}");
-        }
-    }
 }

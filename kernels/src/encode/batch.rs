@@ -121,9 +121,8 @@ fn check_offsets(units_len: usize, offsets: &[i64], nulls: Option<&NullBuffer>) 
     if first < 0 {
         return Err(invalid_arg(format!("offset of row 0 is negative: {first}")));
     }
-    // A branch-free pass the compiler vectorises; the row is looked for only
-    // when it fails.
-    if !offsets.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1])) {
+    // One branch-free pass; the row is looked for only when it fails.
+    if !crate::validate::offsets_ordered(offsets) {
         if let Some((row, w)) = offsets.windows(2).enumerate().find(|(_, w)| w[1] < w[0]) {
             return Err(invalid_arg(format!("offsets decrease at row {row}: start {} > end {}", w[0], w[1])));
         }
