@@ -126,6 +126,35 @@ pub unsafe extern "C" fn sluice_keyed_advance_watermark(
     })
 }
 
+/// Advances the operator's processing-time clock (epoch milliseconds) and
+/// returns what it emits, like [`sluice_keyed_push`]'s outputs. Only a
+/// proctime `over` with `frame=range preceding=N` fires on processing time
+/// (Flink's `ProcTimeRangeBoundedPrecedingFunction`): `sluice_keyed_push`
+/// buffers its rows stamped with the last time given here (and fails
+/// before any), and a call with a later time emits the rows of every
+/// earlier stamp, each with its frame's values. Every other operator
+/// ignores processing time and emits nothing.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_advance_processing_time(
+    h: *mut sluice_keyed,
+    now: i64,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_advance_processing_time", unsafe {
+        let op = op(h)?;
+        let slot = OutSlot::new(out, out_schema)?;
+        check_not_null!(out_row_kinds, "out_row_kinds");
+        let (b, k) = op.advance_processing_time(now)?;
+        write_output(op.output_field(), b, &k, slot, out_row_kinds, &[])
+    })
+}
+
 /// Serialises the state of key groups `first_key_group..=last_key_group`
 /// (Flink key groups of the `BinaryRowData` key, `0 <= first <= last <
 /// max_parallelism`) into `out` (free with `sluice_buffer_free`).
