@@ -222,6 +222,11 @@ impl Model {
 fn by_key(rows: Vec<Row>) -> BTreeMap<String, Vec<Row>> {
     let ts: Vec<&Cell> = rows.iter().map(|r| &r[2]).collect();
     assert!(ts.windows(2).all(|w| w[0] <= w[1]), "a watermark's output is in timestamp order: {ts:?}");
+    per_key(rows)
+}
+
+/// Output rows grouped by partition key, each key's order kept.
+fn per_key(rows: Vec<Row>) -> BTreeMap<String, Vec<Row>> {
     let mut m: BTreeMap<String, Vec<Row>> = BTreeMap::new();
     for r in rows {
         let Cell::S(k) = &r[0] else { panic!("key cell") };

@@ -548,24 +548,27 @@ static void test_state_budget(void) {
   sluice_keyed_free(h);
 }
 
-/* Advances the watermark and checks what it emits. */
-static void watermark_expect(struct sluice_keyed *h, int64_t wm, const struct row *want, int n_want, int n_vals) {
+/* One of the handle's clock calls (watermark, processing time). */
+typedef int32_t (*advance_fn)(struct sluice_keyed *, int64_t, struct ArrowArray *, struct ArrowSchema *,
+                              struct sluice_buffer *);
+
+/* Advances a clock to `t` and checks what it emits. */
+static void advance_expect(advance_fn advance, struct sluice_keyed *h, int64_t t, const struct row *want, int n_want,
+                           int n_vals) {
   struct ArrowArray out;
   struct ArrowSchema out_schema;
   struct sluice_buffer out_kinds = {0};
-  int32_t rc = sluice_keyed_advance_watermark(h, wm, &out, &out_schema, &out_kinds);
-  CHECK(rc == SLUICE_OK, "watermark %lld rc %d", (long long)wm, rc);
+  int32_t rc = advance(h, t, &out, &out_schema, &out_kinds);
+  CHECK(rc == SLUICE_OK, "advance to %lld rc %d", (long long)t, rc);
   if (rc == SLUICE_OK) expect_rows(&out, &out_schema, &out_kinds, want, n_want, n_vals);
 }
 
-/* Advances the processing time and checks what it emits. */
+static void watermark_expect(struct sluice_keyed *h, int64_t wm, const struct row *want, int n_want, int n_vals) {
+  advance_expect(sluice_keyed_advance_watermark, h, wm, want, n_want, n_vals);
+}
+
 static void proctime_expect(struct sluice_keyed *h, int64_t now, const struct row *want, int n_want, int n_vals) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct sluice_buffer out_kinds = {0};
-  int32_t rc = sluice_keyed_advance_processing_time(h, now, &out, &out_schema, &out_kinds);
-  CHECK(rc == SLUICE_OK, "processing time %lld rc %d", (long long)now, rc);
-  if (rc == SLUICE_OK) expect_rows(&out, &out_schema, &out_kinds, want, n_want, n_vals);
+  advance_expect(sluice_keyed_advance_processing_time, h, now, want, n_want, n_vals);
 }
 
 /* OVER (Flink's OverAggregate): a rowtime RANGE UNBOUNDED fold emits on the

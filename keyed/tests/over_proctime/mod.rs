@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use sluice_keyed::{KeyGroupRange, OverAggregate, OverFrame, OverTime, RowKind};
 
-use super::{aggregates, arb_steps, batch, cols, op, out_row, r, Cell, In, Row, Step};
+use super::{aggregates, arb_steps, batch, cols, op, out_row, per_key, r, Cell, In, Row, Step};
 use crate::common::changelog;
 
 /// `process_at(rows, now)`: the rows it emits.
@@ -25,16 +25,6 @@ fn advance(o: &mut OverAggregate, now: i64) -> Vec<Row> {
     let (b, k) = o.advance_processing_time(now).unwrap();
     assert!(k.iter().all(|k| *k == RowKind::Insert));
     changelog(&b, &k).into_iter().map(|r| r.1).collect()
-}
-
-/// Output rows grouped by partition key, each key's order kept.
-fn per_key(rows: Vec<Row>) -> BTreeMap<String, Vec<Row>> {
-    let mut m: BTreeMap<String, Vec<Row>> = BTreeMap::new();
-    for r in rows {
-        let Cell::S(k) = &r[0] else { panic!("key cell") };
-        m.entry(k.clone()).or_default().push(r);
-    }
-    m
 }
 
 /// One key of Flink's function: `inputState` (stamp → rows; the rows of
