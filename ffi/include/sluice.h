@@ -559,6 +559,25 @@ int32_t sluice_keyed_advance_watermark(struct sluice_keyed *h,
                                        struct sluice_buffer *out_row_kinds);
 
 /*
+ Advances the operator's processing-time clock (epoch milliseconds) and
+ returns what it emits, like [`sluice_keyed_push`]'s outputs. Only a
+ proctime `over` with `frame=range preceding=N` fires on processing time
+ (Flink's `ProcTimeRangeBoundedPrecedingFunction`): `sluice_keyed_push`
+ buffers its rows stamped with the last time given here (and fails
+ before any), and a call with a later time emits the rows of every
+ earlier stamp, each with its frame's values. Every other operator
+ ignores processing time and emits nothing.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_advance_processing_time(struct sluice_keyed *h,
+                                             int64_t now,
+                                             struct ArrowArray *out,
+                                             struct ArrowSchema *out_schema,
+                                             struct sluice_buffer *out_row_kinds);
+
+/*
  Serialises the state of key groups `first_key_group..=last_key_group`
  (Flink key groups of the `BinaryRowData` key, `0 <= first <= last <
  max_parallelism`) into `out` (free with `sluice_buffer_free`).

@@ -51,8 +51,9 @@ pub use capi::encode::sluice_utf16_to_utf8;
 pub use capi::error::{sluice_last_error, sluice_status};
 pub use capi::key_groups::sluice_key_groups;
 pub use capi::keyed_operator::{
-    sluice_keyed, sluice_keyed_advance_watermark, sluice_keyed_create, sluice_keyed_free, sluice_keyed_push,
-    sluice_keyed_restore, sluice_keyed_snapshot, sluice_keyed_snapshot_key_groups, sluice_keyed_state_size,
+    sluice_keyed, sluice_keyed_advance_processing_time, sluice_keyed_advance_watermark, sluice_keyed_create,
+    sluice_keyed_free, sluice_keyed_push, sluice_keyed_restore, sluice_keyed_snapshot,
+    sluice_keyed_snapshot_key_groups, sluice_keyed_state_size,
 };
 pub use capi::row_converter::{
     sluice_row_converter, sluice_row_converter_arrow_to_rows, sluice_row_converter_create, sluice_row_converter_free,

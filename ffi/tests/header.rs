@@ -74,6 +74,7 @@ fn header_declares_the_handle_symbols() {
         "void sluice_keyed_free(struct sluice_keyed *h);",
         "int32_t sluice_keyed_push(struct sluice_keyed *h, struct ArrowArray *batch, const struct ArrowSchema *schema, const int8_t *row_kinds, struct ArrowArray *out, struct ArrowSchema *out_schema, struct sluice_buffer *out_row_kinds);",
         "int32_t sluice_keyed_advance_watermark(struct sluice_keyed *h, int64_t watermark, struct ArrowArray *out, struct ArrowSchema *out_schema, struct sluice_buffer *out_row_kinds);",
+        "int32_t sluice_keyed_advance_processing_time(struct sluice_keyed *h, int64_t now, struct ArrowArray *out, struct ArrowSchema *out_schema, struct sluice_buffer *out_row_kinds);",
         "int32_t sluice_keyed_snapshot(struct sluice_keyed *h, int32_t first_key_group, int32_t last_key_group, struct sluice_buffer *out);",
         "int32_t sluice_keyed_snapshot_key_groups(struct sluice_keyed *h, int32_t first_key_group, int32_t last_key_group, struct sluice_buffer *out_data, struct sluice_buffer *out_offsets);",
         "int32_t sluice_keyed_restore(struct sluice_keyed *h, const uint8_t *bytes, int64_t len, int32_t first_key_group, int32_t last_key_group);",

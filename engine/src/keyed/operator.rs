@@ -355,6 +355,55 @@ impl KeyedOperator {
         Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
     }
 
+    /// Advances the processing-time clock to `now` (epoch millis) and
+    /// returns what that emits: a proctime `over` with `frame=range
+    /// preceding=N` emits the buffered rows whose processing-time timers fire
+    /// ([`OverAggregate::advance_processing_time`]); every other operator
+    /// ignores processing time and emits nothing. Processing time is given,
+    /// never read from a clock: a binding passes its runtime's processing
+    /// time here (and [`Self::push_at`]) and calls this again when a timer
+    /// it registered at a push's time + 1 fires.
+    ///
+    /// # Errors
+    /// `over`: a stored row that does not decode. Otherwise none.
+    pub fn advance_processing_time(&mut self, now: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
+        if let Operator::Over(o) = &mut self.operator {
+            let (out, kinds) = o.advance_processing_time(now)?;
+            return Ok((relabel(&self.output_schema, &out)?, kinds));
+        }
+        Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
+    }
+
+    /// [`Self::advance_processing_time`] to `now`, then [`Self::push`] at
+    /// that time: the rows the clock move fires, or the rows the batch
+    /// emits (at most one of the two is non-empty). A proctime
+    /// `frame=range` `over` buffers the batch stamped with `now` (a plain
+    /// [`Self::push`] stamps it with the last time given, and is an error
+    /// before any).
+    ///
+    /// # Errors
+    /// As [`Self::push`] and [`Self::advance_processing_time`].
+    pub fn push_at(
+        &mut self,
+        batch: &RecordBatch,
+        row_kinds: &[RowKind],
+        now: i64,
+    ) -> Result<(RecordBatch, Vec<RowKind>)> {
+        if let Operator::Over(o) = &mut self.operator {
+            let (out, kinds) = o.process_at(batch, row_kinds, now)?;
+            return Ok((relabel(&self.output_schema, &out)?, kinds));
+        }
+        self.push(batch, row_kinds)
+    }
+
+    /// Whether [`KeyedOperator::advance_processing_time`] can emit rows
+    /// (a proctime `over` with `frame=range preceding=N`): a binding then
+    /// stamps every push with its processing time and registers a timer at
+    /// that time + 1.
+    pub fn fires_on_processing_time(&self) -> bool {
+        matches!(&self.operator, Operator::Over(o) if o.fires_on_processing_time())
+    }
+
     /// Whether [`KeyedOperator::advance_watermark`] can emit rows: a rowtime
     /// `over` and a `window` operator fire on the watermark; every other
     /// operator emits while processing rows, so a binding may skip the call.

@@ -82,6 +82,20 @@ impl KeyedRowOperator {
         Ok(())
     }
 
+    /// Advances the processing-time clock (epoch millis) and writes the rows
+    /// it fires into `out` ([`KeyedOperator::advance_processing_time`]; none
+    /// for an operator that does not [fire on processing
+    /// time](KeyedOperator::fires_on_processing_time)). Pushed rows are
+    /// stamped with the last time given.
+    ///
+    /// # Errors
+    /// As [`KeyedOperator::advance_processing_time`].
+    pub fn advance_processing_time(&mut self, now: i64, out: &mut Rows) -> Result<()> {
+        let (emitted, kinds) = self.operator.advance_processing_time(now)?;
+        self.exit.batch_to_rows_into(&emitted, Some(&kinds), NullLayout::Serializer, out)?;
+        Ok(())
+    }
+
     /// The Flink key group of each row's key, as the operator's state and
     /// snapshots use it; the state is unchanged.
     ///

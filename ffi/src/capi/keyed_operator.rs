@@ -9,7 +9,9 @@ use std::ffi::c_char;
 use std::ptr;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::RecordBatch;
 
+use ::sluice_keyed::RowKind;
 use sluice_engine::keyed::KeyedOperator;
 
 use crate::capi::arrow_c::OutSlot;
@@ -118,12 +120,54 @@ pub unsafe extern "C" fn sluice_keyed_advance_watermark(
 ) -> i32 {
     // SAFETY: the caller's contract, checked as far as possible inside.
     ffi_boundary!("sluice_keyed_advance_watermark", unsafe {
-        let op = op(h)?;
-        let slot = OutSlot::new(out, out_schema)?;
-        check_not_null!(out_row_kinds, "out_row_kinds");
-        let (b, k) = op.advance_watermark(watermark)?;
-        write_output(op.output_field(), b, &k, slot, out_row_kinds, &[])
+        advance_clock(h, out, out_schema, out_row_kinds, |op| op.advance_watermark(watermark))
     })
+}
+
+/// Advances the operator's processing-time clock (epoch milliseconds) and
+/// returns what it emits, like [`sluice_keyed_push`]'s outputs. Only a
+/// proctime `over` with `frame=range preceding=N` fires on processing time
+/// (Flink's `ProcTimeRangeBoundedPrecedingFunction`): `sluice_keyed_push`
+/// buffers its rows stamped with the last time given here (and fails
+/// before any), and a call with a later time emits the rows of every
+/// earlier stamp, each with its frame's values. Every other operator
+/// ignores processing time and emits nothing.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_advance_processing_time(
+    h: *mut sluice_keyed,
+    now: i64,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_advance_processing_time", unsafe {
+        advance_clock(h, out, out_schema, out_row_kinds, |op| op.advance_processing_time(now))
+    })
+}
+
+/// Moves one of the operator's clocks (`advance`) and writes what it emits
+/// into the caller's outputs, as [`sluice_keyed_push`] does.
+///
+/// # Safety
+/// `h` as for [`op`]; `out`, `out_schema`, `out_row_kinds` as in the header.
+unsafe fn advance_clock(
+    h: *mut sluice_keyed,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+    advance: impl FnOnce(&mut KeyedOperator) -> sluice_engine::Result<(RecordBatch, Vec<RowKind>)>,
+) -> FfiResult<()> {
+    // SAFETY: forwarded contract.
+    let op = unsafe { op(h)? };
+    let slot = OutSlot::new(out, out_schema)?;
+    check_not_null!(out_row_kinds, "out_row_kinds");
+    let (b, k) = advance(op)?;
+    // SAFETY: forwarded contract.
+    unsafe { write_output(op.output_field(), b, &k, slot, out_row_kinds, &[]) }
 }
 
 /// Serialises the state of key groups `first_key_group..=last_key_group`

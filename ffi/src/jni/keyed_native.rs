@@ -1,5 +1,6 @@
 //! `io.sluice.jni.KeyedNative`: the keyed operators (group aggregate,
-//! changelog normalize, dedup, Top-N) behind Flink's keyBy, with per-key-group
+//! changelog normalize, dedup, Top-N, OVER, window aggregate) behind Flink's
+//! keyBy, with event and processing time driven from Java and per-key-group
 //! snapshots.
 //!
 //! One native object per Flink operator subtask: a [`KeyedRowOperator`]
@@ -82,6 +83,30 @@ jni_entry! {
     = ("KeyedNative.advanceWatermark", std::ptr::null_mut()) {
         let KeyedJni { operator, rows, .. } = k;
         operator.advance_watermark(watermark, rows)?;
+        row_block(&mut env, rows)
+    }
+}
+
+jni_entry! {
+    /// `static native boolean firesOnProcessingTime(long handle)`: whether
+    /// `advanceProcessingTime` can emit rows (a proctime `over` with
+    /// `frame=range preceding=N`), so the Java operator stamps its pushes and
+    /// registers processing-time timers only then.
+    fn Java_io_sluice_jni_KeyedNative_firesOnProcessingTime(env, k: &mut KeyedJni) -> jboolean
+    = ("KeyedNative.firesOnProcessingTime", JNI_FALSE) {
+        Ok(if k.operator.operator().fires_on_processing_time() { JNI_TRUE } else { JNI_FALSE })
+    }
+}
+
+jni_entry! {
+    /// `static native RowBlock advanceProcessingTime(long handle, long now)`:
+    /// moves the operator's processing-time clock to `now` (epoch millis;
+    /// later pushes are stamped with it) and returns the rows whose
+    /// processing-time timers fire.
+    fn Java_io_sluice_jni_KeyedNative_advanceProcessingTime(env, k: &mut KeyedJni, now: jlong) -> jobject
+    = ("KeyedNative.advanceProcessingTime", std::ptr::null_mut()) {
+        let KeyedJni { operator, rows, .. } = k;
+        operator.advance_processing_time(now, rows)?;
         row_block(&mut env, rows)
     }
 }

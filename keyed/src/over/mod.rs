@@ -13,9 +13,13 @@
 //! | rowtime | RANGE x PRECEDING | `RowTimeRangeBoundedPrecedingFunction` |
 //! | proctime | ROWS or RANGE unbounded | `ProcTimeUnboundedPrecedingFunction` |
 //! | proctime | ROWS n PRECEDING | `ProcTimeRowsBoundedPrecedingFunction` |
+//! | proctime | RANGE x PRECEDING | `ProcTimeRangeBoundedPrecedingFunction` |
 //!
-//! (`ProcTimeRangeBoundedPrecedingFunction` retracts on wall-clock timers,
-//! so its output is not a function of the input: it is refused.)
+//! Processing time is given explicitly: the operator keeps a processing-time
+//! clock that only the caller moves
+//! ([`advance_processing_time`](OverAggregate::advance_processing_time),
+//! [`process_at`](OverAggregate::process_at)), so the output of every frame
+//! is a function of the rows and the times the caller supplies.
 //!
 //! Every output row is the input row followed by the aggregate values
 //! (`JoinedRowData(input, aggValue)`), emitted as `+I`; the input must be
@@ -26,6 +30,29 @@
 //! * proctime: on arrival, by [`OverAggregate::process`], in input order.
 //!   The bounded frame holds the last `n + 1` rows of the key in arrival
 //!   order (Flink's `precedingOffset` is `n + 1` for ROWS).
+//! * proctime RANGE x PRECEDING (`ProcTimeRangeBoundedPrecedingFunction`):
+//!   [`process`](OverAggregate::process) stamps each row with the current
+//!   processing time `t` (Flink's `currentProcessingTime()`) and buffers it;
+//!   Flink registers a processing-time timer at `t + 1` and the cleanup
+//!   timer of the rowtime RANGE function below (`t + 1.5·x + 1` whenever
+//!   `t + x + 1` passes the registered one). Advancing the clock to `t' > t`
+//!   fires those timers: per key, the rows stamped more than `x` before `t`
+//!   are retracted (`onTimer(t + 1)` retracts stamps `< (t + 1) - 1 - x`),
+//!   the rows of `t` are accumulated and all emitted with that one value,
+//!   across keys by stamp, then key slot; a cleanup timer that fires with
+//!   the key's latest cleanup time drops the key's state. This is the
+//!   rowtime RANGE machinery with stamps for timestamps; what differs: no
+//!   row is ever late, a row fires at `stamp + 1` rather than at a watermark
+//!   reaching its timestamp, and the processing timer and the cleanup timer
+//!   of `x = 0` coincide (both at `t + 1`): Flink's `onTimer` checks cleanup
+//!   first, so with `INTERVAL '0'` every row is dropped unemitted, and so it
+//!   is here. The clock may go back, as Flink's wall clock (and its test
+//!   harness) may: rows are stamped with the time given, and each timer
+//!   fires once, when the clock first reaches it. One case is not Flink's:
+//!   a row stamped, after the clock went back, with a millisecond whose rows
+//!   already fired finds Flink's list for that millisecond still present, so
+//!   Flink registers no timer and never emits it; here it fires at the next
+//!   clock move past its stamp.
 //! * rowtime: [`process`](OverAggregate::process) only buffers; a
 //!   [`advance_watermark`](OverAggregate::advance_watermark) emits the rows
 //!   whose event-time timer fires, per key in timestamp order (ties in
@@ -130,7 +157,7 @@ pub enum OverFrame {
     /// `ROWS BETWEEN n PRECEDING AND CURRENT ROW` (`n + 1` rows).
     Rows(u64),
     /// `RANGE BETWEEN INTERVAL x PRECEDING AND CURRENT ROW`, `x` in
-    /// milliseconds (rowtime only).
+    /// milliseconds of the time attribute (event or processing time).
     Range(i64),
 }
 
@@ -167,6 +194,8 @@ pub(super) enum Mode {
     RowRows(u64),
     /// `RowTimeRangeBoundedPrecedingFunction`, `precedingOffset` millis.
     RowRange(i64),
+    /// `ProcTimeRangeBoundedPrecedingFunction`, `precedingTimeBoundary` millis.
+    ProcRange(i64),
 }
 
 /// A streaming OVER aggregate (see the module docs).
@@ -188,6 +217,8 @@ pub struct OverAggregate {
     /// `(timestamp, slot, slot generation)`, earliest first.
     cleanup_heap: BinaryHeap<Reverse<(i64, u32, u32)>>,
     watermark: i64,
+    /// The processing-time clock (`i64::MIN` until the caller first sets it).
+    proc_time: i64,
     late: u64,
     owned_key_probe: bool,
     /// Benchmark-only scalar partition keys (`set_scalar_key_probe`).
@@ -211,9 +242,7 @@ impl OverAggregate {
     ///
     /// # Errors
     /// A column out of range; a rowtime column that is not Int64 or
-    /// `Timestamp(Millisecond)`; a RANGE frame bounded by an interval over
-    /// proctime (Flink retracts it on wall-clock timers); a negative
-    /// interval; an unsupported partition key or aggregate input type; bad
+    /// `Timestamp(Millisecond)`; a negative interval; an unsupported partition key or aggregate input type; bad
     /// max parallelism.
     pub fn new(
         schema: SchemaRef,
@@ -227,7 +256,7 @@ impl OverAggregate {
         let fields = schema.fields();
         refuse_filter_distinct(&aggs, "OVER")?;
         let resolved = aggs.iter().enumerate().map(|(i, a)| resolve(a, fields, i)).collect::<Result<Vec<_>>>()?;
-        let retractable = matches!(mode, Mode::ProcRows(_) | Mode::RowRows(_) | Mode::RowRange(_));
+        let retractable = matches!(mode, Mode::ProcRows(_) | Mode::RowRows(_) | Mode::RowRange(_) | Mode::ProcRange(_));
         let states: Vec<Aggregate> = resolved.iter().map(|r| Aggregate::new(r, retractable)).collect();
         let mut out_fields: Vec<Field> = fields.iter().map(|f| f.as_ref().clone()).collect();
         out_fields.extend(resolved.iter().map(|r| r.field.clone()));
@@ -260,6 +289,7 @@ impl OverAggregate {
             pending: Pending::default(),
             cleanup_heap: BinaryHeap::new(),
             watermark: i64::MIN,
+            proc_time: i64::MIN,
             late: 0,
             owned_key_probe: false,
             #[cfg(feature = "public_imp")]
@@ -291,7 +321,8 @@ impl OverAggregate {
         self.store.map.len()
     }
 
-    /// Rows waiting for the watermark (rowtime).
+    /// Rows waiting for the watermark (rowtime) or for their processing-time
+    /// timer (proctime RANGE x PRECEDING).
     pub fn num_pending(&self) -> usize {
         self.pending.rows.len()
     }
@@ -304,6 +335,18 @@ impl OverAggregate {
     /// The current watermark (`i64::MIN` before the first).
     pub fn watermark(&self) -> i64 {
         self.watermark
+    }
+
+    /// The processing-time clock (`i64::MIN` before the caller first sets it).
+    pub fn processing_time(&self) -> i64 {
+        self.proc_time
+    }
+
+    /// Whether [`advance_processing_time`](Self::advance_processing_time)
+    /// can emit rows: proctime RANGE x PRECEDING, the one frame that fires
+    /// on processing-time timers.
+    pub fn fires_on_processing_time(&self) -> bool {
+        matches!(self.mode, Mode::ProcRange(_))
     }
 
     /// Retained state bytes (keys, accumulators, stored rows; an estimate
@@ -349,22 +392,23 @@ impl OverAggregate {
 
     /// Processes one batch of `+I` rows: proctime emits every row with its
     /// aggregate values; rowtime buffers the rows (dropping late ones) and
-    /// returns an empty batch.
+    /// returns an empty batch; proctime RANGE x PRECEDING buffers them
+    /// stamped with the current [processing time](Self::processing_time)
+    /// and returns an empty batch.
     ///
     /// # Errors
     /// Schema or length mismatch; a row kind other than `+I`
     /// ([`Error::UnexpectedRowKind`]: OVER input is insert-only); a NULL
-    /// rowtime; [`Error::StateBudgetExceeded`] (the rows before the failing
-    /// one are in state, the batch's output is lost: restore from a snapshot).
+    /// rowtime; proctime RANGE before any processing time was given;
+    /// [`Error::StateBudgetExceeded`] (the rows before the failing one are in
+    /// state, the batch's output is lost: restore from a snapshot).
     pub fn process(&mut self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<(RecordBatch, Vec<RowKind>)> {
-        check_schema(&self.schema, batch)?;
-        check_kinds_len(row_kinds, batch.num_rows())?;
-        if let Some(row) = row_kinds.iter().position(|k| *k != RowKind::Insert) {
-            return Err(Error::UnexpectedRowKind {
-                row,
-                kind: row_kinds[row].to_byte(),
-                operator: "OverAggregate (insert-only input)",
-            });
+        self.check_input(batch, row_kinds)?;
+        if matches!(self.mode, Mode::ProcRange(_)) && self.proc_time == i64::MIN {
+            return Err(invalid_arg(
+                "a proctime RANGE OVER stamps rows with the processing time: give one first \
+                 (advance_processing_time or process_at)",
+            ));
         }
         if !self.probes_scalar_keys() {
             self.key_plan.fill(batch, &self.partition_columns, &mut self.block)?;
@@ -379,9 +423,69 @@ impl OverAggregate {
         }
     }
 
+    /// Advances the processing-time clock to `now` (epoch millis), then
+    /// processes `batch` at that time: the rows the clock move fires, or the
+    /// rows `batch` emits (at most one of the two is non-empty: only
+    /// proctime RANGE x PRECEDING fires on processing time, and it emits
+    /// nothing on arrival). The batch is checked before the clock moves.
+    ///
+    /// # Errors
+    /// As [`process`](Self::process) and
+    /// [`advance_processing_time`](Self::advance_processing_time).
+    pub fn process_at(
+        &mut self,
+        batch: &RecordBatch,
+        row_kinds: &[RowKind],
+        now: i64,
+    ) -> Result<(RecordBatch, Vec<RowKind>)> {
+        self.check_input(batch, row_kinds)?;
+        let fired = self.advance_processing_time(now)?;
+        let emitted = self.process(batch, row_kinds)?;
+        debug_assert!(fired.0.num_rows() == 0 || emitted.0.num_rows() == 0);
+        Ok(if emitted.0.num_rows() > 0 { emitted } else { fired })
+    }
+
+    /// Advances the processing-time clock to `now` (epoch millis) and emits
+    /// the buffered rows whose processing-time timers fire (proctime RANGE x
+    /// PRECEDING; see the module docs). Other frames only record the time.
+    /// A time at or before the current one sets the clock back and emits
+    /// nothing.
+    ///
+    /// # Errors
+    /// A stored row that does not decode (state restored from a damaged
+    /// snapshot); string values over the i32 offset range.
+    pub fn advance_processing_time(&mut self, now: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let before = std::mem::replace(&mut self.proc_time, now);
+        // Every timer is after the stamp that registered it, and each clock
+        // move fired the timers it reached: a clock that does not pass its
+        // previous time reaches no timer.
+        if now <= before {
+            return Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()));
+        }
+        match self.mode {
+            Mode::ProcRange(_) => self.fire(now),
+            _ => Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new())),
+        }
+    }
+
+    /// The checks of an input batch: schema, row kind count, insert-only.
+    fn check_input(&self, batch: &RecordBatch, row_kinds: &[RowKind]) -> Result<()> {
+        check_schema(&self.schema, batch)?;
+        check_kinds_len(row_kinds, batch.num_rows())?;
+        if let Some(row) = row_kinds.iter().position(|k| *k != RowKind::Insert) {
+            return Err(Error::UnexpectedRowKind {
+                row,
+                kind: row_kinds[row].to_byte(),
+                operator: "OverAggregate (insert-only input)",
+            });
+        }
+        Ok(())
+    }
+
     /// Advances the watermark to `watermark` and emits the buffered rows
     /// whose timers fire (rowtime; see the module docs). Proctime operators
-    /// and a watermark at or below the current one emit nothing.
+    /// and a watermark at or below the current one emit nothing (a proctime
+    /// operator's timers are processing-time ones).
     ///
     /// # Errors
     /// A stored row that does not decode (state restored from a damaged
@@ -392,7 +496,7 @@ impl OverAggregate {
         }
         self.watermark = watermark;
         match self.mode {
-            Mode::ProcUnbounded | Mode::ProcRows(_) => {
+            Mode::ProcUnbounded | Mode::ProcRows(_) | Mode::ProcRange(_) => {
                 Ok((RecordBatch::new_empty(self.output_schema.clone()), Vec::new()))
             }
             _ => self.fire(watermark),
@@ -407,10 +511,8 @@ fn mode_of(schema: &Schema, opts: &OverOptions) -> Result<Mode> {
         OverTime::ProcTime => match opts.frame {
             OverFrame::RowsUnbounded | OverFrame::RangeUnbounded => Ok(Mode::ProcUnbounded),
             OverFrame::Rows(n) => Ok(Mode::ProcRows(rows(n))),
-            OverFrame::Range(_) => Err(invalid_arg(
-                "a proctime OVER with RANGE BETWEEN INTERVAL … PRECEDING is not supported: Flink's \
-                 ProcTimeRangeBoundedPrecedingFunction retracts rows on wall-clock timers",
-            )),
+            OverFrame::Range(x) if x < 0 => Err(invalid_arg(format!("RANGE interval {x} is negative"))),
+            OverFrame::Range(x) => Ok(Mode::ProcRange(x)),
         },
         OverTime::RowTime { column } => {
             check_rowtime_column(schema, column, "a rowtime (Int64 or Timestamp(Millisecond))")?;

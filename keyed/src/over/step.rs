@@ -97,28 +97,39 @@ impl OverAggregate {
     }
 
     /// Rowtime `processElement` for every row: drop it if late, else buffer
-    /// it until the watermark and register the function's timers.
+    /// it until the watermark and register the function's timers. Proctime
+    /// RANGE (`ProcTimeRangeBoundedPrecedingFunction.processElement`): buffer
+    /// every row stamped with the processing time, register the cleanup timer
+    /// (its processing timer, at stamp + 1, is implied by the stamp).
     pub(super) fn buffer(&mut self, batch: &RecordBatch) -> Result<()> {
-        let super::OverTime::RowTime { column } = self.opts.time else {
-            return Err(invalid_arg("OVER: buffering needs a rowtime"));
-        };
-        let col = batch.column(column);
-        if col.null_count() > 0 {
-            return Err(invalid_arg(format!("rowtime column {column} has NULLs (a rowtime attribute is NOT NULL)")));
-        }
-        let times: &[i64] = match col.data_type() {
-            DataType::Timestamp(..) => col.as_primitive::<TimestampMillisecondType>().values(),
-            _ => col.as_primitive::<Int64Type>().values(),
+        let times: &[i64] = match self.opts.time {
+            super::OverTime::RowTime { column } => {
+                let col = batch.column(column);
+                if col.null_count() > 0 {
+                    return Err(invalid_arg(format!(
+                        "rowtime column {column} has NULLs (a rowtime attribute is NOT NULL)"
+                    )));
+                }
+                match col.data_type() {
+                    DataType::Timestamp(..) => col.as_primitive::<TimestampMillisecondType>().values(),
+                    _ => col.as_primitive::<Int64Type>().values(),
+                }
+            }
+            // Every row carries the one stamp.
+            super::OverTime::ProcTime => &[],
         };
         self.codec.encode(batch)?;
         let Self { store, block, codec, pending, cleanup_heap, owned_key_probe, mode, watermark, late, .. } = self;
-        let wm = *watermark;
+        let (wm, stamp) = (*watermark, self.proc_time);
         let mut owned = Vec::new();
-        for (i, &ts) in times.iter().enumerate() {
+        for i in 0..batch.num_rows() {
+            let ts = times.get(i).copied().unwrap_or(stamp);
             let key = block.probe_row(i, owned_key_probe.then_some(&mut owned));
             let known = store.find(key);
             let is_late = match mode {
                 Mode::RowUnbounded { .. } => ts <= wm,
+                // Processing time: no row is late.
+                Mode::ProcRange(_) => false,
                 _ => ts <= known.and_then(|s| store.keys.get(s as usize)).map_or(0, |k| k.last_trigger),
             };
             if is_late {
@@ -138,7 +149,9 @@ impl OverAggregate {
                     let trigger = if wm < 0 { 0 } else { wm.wrapping_add(1) };
                     ks.timer = OptTs::some(ks.timer.get().map_or(trigger, |t| t.min(trigger)));
                 }
-                Mode::RowRange(x) => {
+                // Both functions' `registerCleanupTimer` (proctime calls it for
+                // the first row of a stamp; for the others it is a no-op).
+                Mode::RowRange(x) | Mode::ProcRange(x) => {
                     let min_cleanup = ts.wrapping_add(x).wrapping_add(1);
                     if ks.cleanup_ts.get().is_none_or(|c| c < min_cleanup) {
                         // Java's `(long) (precedingOffset * 1.5)`.
@@ -156,8 +169,9 @@ impl OverAggregate {
         Ok(())
     }
 
-    /// The rowtime `onTimer` calls of every key whose timers fire at
-    /// `watermark`, as one step.
+    /// The `onTimer` calls of every key whose timers fire at `watermark`
+    /// (rowtime: the watermark; proctime RANGE: the processing time), as
+    /// one step.
     pub(super) fn fire(&mut self, watermark: i64) -> Result<(RecordBatch, Vec<RowKind>)> {
         self.select_ready(watermark);
         self.arena.reset();
@@ -180,9 +194,10 @@ impl OverAggregate {
             }
             let ks = key_mut(&mut store.keys, slot)?;
             ks.pending = ks.pending.saturating_sub((end - g) as u32);
-            let range = matches!(*mode, Mode::RowUnbounded { range: true } | Mode::RowRange(_));
-            if let Mode::RowRange(x) = *mode {
-                // Retract every row more than x older than the firing time.
+            let range = matches!(*mode, Mode::RowUnbounded { range: true } | Mode::RowRange(_) | Mode::ProcRange(_));
+            if let Mode::RowRange(x) | Mode::ProcRange(x) = *mode {
+                // Retract every row more than x older than the firing time
+                // (proctime: `onTimer(ts + 1)` retracts stamps below `ts - x`).
                 while let Some(old) = ks.frame.front().filter(|f| ts.wrapping_sub(f.ts) > x) {
                     ks.frame.pop_front();
                     plan_retract(ks.frame.bytes_of(old), slot, arena, &mut rows, slots, ops, &mut store.acct);
@@ -203,7 +218,7 @@ impl OverAggregate {
                         }
                         ks.frame.push(ts, bytes);
                     }
-                    Mode::RowRange(_) => ks.frame.push(ts, bytes),
+                    Mode::RowRange(_) | Mode::ProcRange(_) => ks.frame.push(ts, bytes),
                     // The unbounded fold keeps no rows.
                     _ => store.acct.release(old_len(bytes)),
                 }
@@ -242,24 +257,38 @@ impl OverAggregate {
     }
 
     /// Marks the buffered rows whose timers fire at `watermark` and lists
-    /// them in firing order: by timestamp, key slot, then arrival.
+    /// them in firing order: by timestamp, key slot, then arrival. Proctime
+    /// RANGE: a row stamped `t` fires at `t + 1`, unless its key's cleanup
+    /// timer is that same timer (`x = 0`): Flink's `onTimer` then clears the
+    /// key's state first, so the row is dropped unemitted (marked, not listed).
     fn select_ready(&mut self, watermark: i64) {
         let Self { store, pending, ready, taken, mode, .. } = self;
         ready.clear();
         taken.clear();
         for (i, r) in pending.rows.iter().enumerate() {
-            let fires = r.ts <= watermark
-                && match mode {
-                    // The key's timer (at most watermark + 1 of an earlier watermark) fires.
-                    Mode::RowUnbounded { .. } => {
-                        store.keys.get(r.slot as usize).and_then(|k| k.timer.get()).is_some_and(|t| t <= watermark)
-                    }
-                    // The row's own timer, at its timestamp.
-                    _ => true,
-                };
-            taken.push(fires);
+            let ks = store.keys.get(r.slot as usize);
+            let (due, fires) = match mode {
+                // The key's timer (at most watermark + 1 of an earlier watermark) fires.
+                Mode::RowUnbounded { .. } => {
+                    let due = r.ts <= watermark && ks.and_then(|k| k.timer.get()).is_some_and(|t| t <= watermark);
+                    (due, due)
+                }
+                Mode::ProcRange(_) => {
+                    let timer = r.ts.saturating_add(1);
+                    let due = timer <= watermark;
+                    (due, due && ks.and_then(|k| k.cleanup_ts.get()).is_none_or(|c| c > timer))
+                }
+                // The row's own timer, at its timestamp.
+                _ => (r.ts <= watermark, r.ts <= watermark),
+            };
+            taken.push(due);
             if fires {
                 ready.push(i as u32);
+            } else if due {
+                if let Some(k) = store.keys.get_mut(r.slot as usize) {
+                    k.pending = k.pending.saturating_sub(1);
+                }
+                store.acct.release(old_len(pending.bytes_of(r)));
             }
         }
         let rows = &pending.rows;

@@ -6,21 +6,23 @@
 //!   order=rowtime(c)|proctime required; c: Int64 or Timestamp(ms) rowtime column
 //!   frame=rows|range          required: ROWS or RANGE BETWEEN … AND CURRENT ROW
 //!   preceding=unbounded|N     required: UNBOUNDED PRECEDING, or N rows (frame=rows) / an
-//!                             interval of N milliseconds (frame=range, rowtime only:
-//!                             proctime RANGE INTERVAL is refused, Flink retracts it on
-//!                             wall-clock timers)
+//!                             interval of N milliseconds (frame=range)
 //!   aggs=agg ( ',' agg )*     required; the aggregates of group_agg
 //! ```
 //!
 //! Output rows: the input row, then one column per aggregate named as
 //! `group_agg` names them (`sum_3`); every row is `+I`. The input must be
 //! insert-only. A rowtime OVER emits on [`advance_watermark`]; a proctime
-//! one on push. `update_before=` is accepted and has no effect (OVER emits
+//! one on push, except `frame=range preceding=N`, which buffers each push
+//! stamped with the processing time the caller gives and emits on
+//! [`advance_processing_time`] (Flink's `ProcTimeRangeBoundedPrecedingFunction`
+//! fires a processing-time timer one millisecond after each stamp). `update_before=` is accepted and has no effect (OVER emits
 //! no updates).
 //!
 //! Example: `over keys=0 order=rowtime(2) frame=range preceding=60000 aggs=count(*),sum(1)`.
 //!
 //! [`advance_watermark`]: crate::keyed::KeyedOperator::advance_watermark
+//! [`advance_processing_time`]: crate::keyed::KeyedOperator::advance_processing_time
 
 use arrow_schema::{Schema, SchemaRef};
 use sluice_keyed::{AggSpec, OverAggregate, OverFrame, OverOptions, OverTime};
@@ -72,13 +74,6 @@ pub(crate) fn over_kind<'s>(get: &dyn Fn(&str) -> Option<&'s str>, schema: &Sche
                 .ok()
                 .filter(|ms| *ms >= 0)
                 .ok_or_else(|| spec_err(format!("preceding=`{v}` (expected unbounded or milliseconds >= 0)")))?;
-            if time == OverTime::ProcTime {
-                return Err(spec_err(
-                    "order=proctime with frame=range preceding=N is not supported: Flink's \
-                     ProcTimeRangeBoundedPrecedingFunction retracts rows on wall-clock timers, so its \
-                     output is not a function of the input",
-                ));
-            }
             OverFrame::Range(ms)
         }
     };
@@ -137,6 +132,11 @@ mod tests {
             ),
             ("over keys=0 order=proctime frame=rows preceding=2 aggs=max(1)", OverTime::ProcTime, OverFrame::Rows(2)),
             (
+                "over keys=0 order=proctime frame=range preceding=1000 aggs=max(1)",
+                OverTime::ProcTime,
+                OverFrame::Range(1000),
+            ),
+            (
                 "over keys= order=rowtime(2) frame=rows preceding=0 aggs=max(1)",
                 OverTime::RowTime { column: 2 },
                 OverFrame::Rows(0),
@@ -158,7 +158,6 @@ mod tests {
                 ("over keys=0 order=proctime frame=groups preceding=1 aggs=sum(1)", "frame=`groups`"),
                 ("over keys=0 order=proctime frame=rows preceding=-1 aggs=sum(1)", "preceding=`-1`"),
                 ("over keys=0 order=rowtime(2) frame=range preceding=x aggs=sum(1)", "preceding=`x`"),
-                ("over keys=0 order=proctime frame=range preceding=10 aggs=sum(1)", "wall-clock timers"),
                 ("over keys=0 order=proctime frame=rows preceding=1", "over needs `aggs=`"),
                 ("over keys=0 order=proctime frame=rows preceding=1 aggs=median(1)", "unknown aggregate `median`"),
                 ("over keys=0 order=proctime frame=rows preceding=1 aggs=sum(1) n=3", "unknown option `n` for over"),
@@ -224,5 +223,49 @@ mod tests {
         assert_eq!(ints(&out, 3), [Some(3), Some(5), Some(5), Some(5)]);
         let e = p.push(&batch(&rows[..1]), &[RowKind::Delete]).unwrap_err();
         assert!(e.to_string().contains("insert-only"), "{e}");
+    }
+
+    /// A proctime RANGE OVER through the operator layer: pushes are stamped
+    /// with the processing time given, rows fire one millisecond later with
+    /// their frame's values, buffered rows survive a snapshot, and the other
+    /// operators ignore processing time.
+    #[test]
+    fn keyed_operator_drives_proctime_range_over() {
+        use sluice_keyed::RowKind;
+        use std::sync::Arc;
+
+        use crate::keyed::KeyedOperator;
+        let spec = "over keys=k order=proctime frame=range preceding=100 aggs=count(*),sum(v)";
+        let mut op = KeyedOperator::new(Arc::new(schema()), spec).unwrap();
+        assert!(op.fires_on_processing_time() && !op.fires_on_watermark());
+        let e = op.push(&batch(&[("a", Some(1), 0)]), &[RowKind::Insert]).unwrap_err();
+        assert!(e.to_string().contains("processing time"), "{e}");
+        let (out, _) =
+            op.push_at(&batch(&[("a", Some(1), 0), ("b", Some(5), 0)]), &[RowKind::Insert; 2], 1000).unwrap();
+        assert_eq!(out.num_rows(), 0);
+        // a@1000 and b@1000 fire at 1001; a@1050 at 1051 with a@1000 in its frame.
+        let (out, _) = op.push_at(&batch(&[("a", Some(2), 0)]), &[RowKind::Insert], 1050).unwrap();
+        assert_eq!(
+            (ints(&out, 1), ints(&out, 3), ints(&out, 4)),
+            (vec![Some(1), Some(5)], vec![Some(1), Some(1)], vec![Some(1), Some(5)])
+        );
+        let range = op.key_group_range(0, 127).unwrap();
+        let blobs = op.snapshot_key_groups(range).unwrap();
+        let mut again = KeyedOperator::new(Arc::new(schema()), spec).unwrap();
+        let refs: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+        again.restore(&refs, range).unwrap();
+        for o in [&mut op, &mut again] {
+            let (out, kinds) = o.advance_processing_time(1051).unwrap();
+            assert_eq!((ints(&out, 3), ints(&out, 4), kinds), (vec![Some(2)], vec![Some(3)], vec![RowKind::Insert]));
+        }
+        let mut p = KeyedOperator::new(
+            Arc::new(schema()),
+            "over keys= order=proctime frame=rows preceding=unbounded aggs=max(v)",
+        )
+        .unwrap();
+        assert!(!p.fires_on_processing_time());
+        let (out, _) = p.push_at(&batch(&[("a", Some(4), 0)]), &[RowKind::Insert], 7).unwrap();
+        assert_eq!(ints(&out, 3), [Some(4)]);
+        assert_eq!(p.advance_processing_time(9).unwrap().0.num_rows(), 0);
     }
 }

@@ -8,7 +8,8 @@ import org.apache.flink.table.types.logical.RowType;
  * One native keyed operator (group aggregate, changelog normalize, dedup,
  * Top-N, OVER, window aggregate; ffi/src/jni/keyed_native.rs over the engine's
  * {@code KeyedRowOperator}): rows in, changelog rows out, event time advanced
- * by watermarks, state snapshotted and restored per Flink key group.
+ * by watermarks, processing time by the caller, state snapshotted and
+ * restored per Flink key group.
  *
  * <p>The spec grammar is documented in engine/src/keyed/spec/mod.rs, e.g.
  * {@code group_agg keys=0 aggs=count(*),sum(2) max_parallelism=128}. Key
@@ -82,6 +83,25 @@ public final class KeyedNative extends KeyedStateHandle {
     }
 
     /**
+     * @return whether {@link #advanceProcessingTime} can emit rows (a proctime OVER with a RANGE
+     *     INTERVAL frame): the caller then moves the processing time before every push and when
+     *     a timer at a push's time + 1 fires
+     */
+    public boolean firesOnProcessingTime() {
+        return firesOnProcessingTime(address());
+    }
+
+    /**
+     * Moves the operator's processing-time clock; later pushes are stamped with it.
+     *
+     * @param now the processing time (epoch millis)
+     * @return the changelog rows whose processing-time timers fire
+     */
+    public RowBlock advanceProcessingTime(long now) {
+        return advanceProcessingTime(address(), now);
+    }
+
+    /**
      * @param batch rows
      * @return the native key group of each row's key (state unchanged)
      */
@@ -100,6 +120,10 @@ public final class KeyedNative extends KeyedStateHandle {
     private static native boolean firesOnWatermark(long handle);
 
     private static native RowBlock advanceWatermark(long handle, long watermark);
+
+    private static native boolean firesOnProcessingTime(long handle);
+
+    private static native RowBlock advanceProcessingTime(long handle, long now);
 
     private static native int[] keyGroups(long handle, Object[] segments, int numSegments, int[] rowSegment,
             int[] rowOffset, int[] rowSize, int numRows);

@@ -35,6 +35,19 @@ import io.sluice.jni.SluiceException;
  * batch, moving later rows ahead of it. Native code reads each row once in
  * place and copies only what it keeps in state.
  *
+ * <p><b>Processing time.</b> An operator that fires on processing-time timers (a proctime OVER
+ * with a RANGE INTERVAL frame, whose Flink function stamps each row with the current processing
+ * time and emits the rows of a millisecond when the timer one millisecond later fires) gets the
+ * time from Flink's {@code ProcessingTimeService}: every flush first moves the native clock to
+ * the current processing time (emitting what its timers fire), then pushes the batch, which the
+ * native operator stamps with that time, and registers a timer at that time + 1 whose callback
+ * moves the native clock to the timer's time and flushes. A row waiting in the batch also has such
+ * a timer, so it is stamped within about a millisecond of its arrival rather than when the batch
+ * fills. The buffered rows are native keyed state (in the per-key-group snapshot); the timers
+ * are not Flink state, so after a restore one timer at the current time fires the restored rows.
+ * As in Flink, a timer that has not fired when the input ends is dropped with its rows
+ * (Flink quiesces the processing-time service before finishing the operator).
+ *
  * <p>State: the native state is Flink raw keyed state, one entry per key
  * group of the subtask's range ({@link RawKeyedState}).
  *
@@ -60,6 +73,10 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
     private transient int lastKeyGroup;
     private transient volatile long stateBytes;
     private transient boolean firesOnWatermark;
+    private transient boolean firesOnProcessingTime;
+    /** The latest processing-time timer registered (none: {@code Long.MIN_VALUE}). */
+    private transient long registeredTimer;
+    private transient boolean restored;
 
     /**
      * @param spec the native spec without {@code max_parallelism=} / {@code budget=}
@@ -118,6 +135,9 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         }
         nativeOp = KeyedNative.create(full, inputType);
         firesOnWatermark = nativeOp.firesOnWatermark();
+        firesOnProcessingTime = nativeOp.firesOnProcessingTime();
+        registeredTimer = Long.MIN_VALUE;
+        restored = context.isRestored();
         if (context.isRestored()) {
             nativeOp.restore(firstKeyGroup, lastKeyGroup, RawKeyedState.read(context));
             stateBytes = nativeOp.retainedBytes();
@@ -129,6 +149,44 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         super.open();
         outRecord = new StreamRecord<>(null);
         getMetricGroup().gauge("stateBytes", (Gauge<Long>) () -> stateBytes);
+        if (firesOnProcessingTime && restored) {
+            // The restored rows' timers were not Flink state: one at the current time fires them.
+            registerTimer(getProcessingTimeService().getCurrentProcessingTime());
+        }
+    }
+
+    /** Registers a processing-time timer at {@code time} unless one at or after it is pending. */
+    private void registerTimer(long time) {
+        if (time > registeredTimer) {
+            registeredTimer = time;
+            getProcessingTimeService().registerTimer(time, this::onProcessingTime);
+        }
+    }
+
+    /**
+     * A processing-time timer fired: moves the native clock to {@code time} (as Flink's
+     * {@code onTimer(time)} calls would), emits what fires, then flushes the rows waiting in the
+     * batch (stamped with the current processing time).
+     */
+    private void onProcessingTime(long time) throws Exception {
+        if (time >= registeredTimer) {
+            registeredTimer = Long.MIN_VALUE; // no timer of this operator is pending any more
+        }
+        advanceProcessingTime(time);
+        flush();
+    }
+
+    private void advanceProcessingTime(long time) {
+        long t0 = System.nanoTime();
+        RowBlock out;
+        try {
+            out = nativeOp.advanceProcessingTime(time);
+        } catch (SluiceException e) {
+            throw failure(e);
+        }
+        stateBytes = nativeOp.retainedBytes();
+        countNativeCall(t0);
+        emit(out);
     }
 
     @Override
@@ -144,6 +202,9 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         countRowIn();
+        if (firesOnProcessingTime && batch().numRows() == 0) {
+            registerTimer(getProcessingTimeService().getCurrentProcessingTime() + 1);
+        }
         gather(element.getValue());
         if (batch().numRows() >= batchSize) {
             flush();
@@ -156,6 +217,12 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         if (n == 0) {
             return;
         }
+        long now = Long.MIN_VALUE;
+        if (firesOnProcessingTime) {
+            // Stamp the batch: the native clock moves to now (emitting what fires) first.
+            now = getProcessingTimeService().getCurrentProcessingTime();
+            advanceProcessingTime(now);
+        }
         long t0 = System.nanoTime();
         RowBlock out;
         try {
@@ -167,6 +234,9 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         countNativeCall(t0);
         batchConsumed(); // native code is done with the gathered rows
         emit(out);
+        if (firesOnProcessingTime) {
+            registerTimer(now + 1);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Random;
 import java.util.function.BiConsumer;
 
 import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -15,6 +16,7 @@ import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
 
 /**
  * The OVER parity tests' tables, from one source subtask, so that each partition's rows arrive in
@@ -28,7 +30,11 @@ import org.apache.flink.types.Row;
  *   <li>{@code orow}: the same rows with {@code rt}, a rowtime attribute (TIMESTAMP_LTZ(3)) from
  *       {@code ts}: out of order by up to 6 s, ties of two rows per second, and punctuated
  *       watermarks ({@code SOURCE_WATERMARK()}) 8 s behind the largest timestamp every 10 rows, so
- *       a defined set of rows is late.</li>
+ *       a defined set of rows is late;</li>
+ *   <li>{@code opl}: {@code op} whose source waits {@link #LINGER_MS} after its last row before
+ *       it ends, so that every processing-time timer (a proctime RANGE INTERVAL OVER emits a
+ *       millisecond after each row) fires before the input ends: Flink drops the timers still
+ *       pending at end of input, and with them the rows they would emit.</li>
  * </ul>
  */
 final class OverSqlData {
@@ -76,7 +82,22 @@ final class OverSqlData {
         }
     }
 
-    /** Registers op and orow. */
+    static final long LINGER_MS = 1_000;
+
+    /** Passes rows on; after the last one, waits {@link #LINGER_MS}. */
+    static final class Linger implements FlatMapFunction<Row, Row> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void flatMap(Row row, Collector<Row> out) throws Exception {
+            out.collect(row);
+            if ((Integer) row.getField(0) == ROWS - 1) {
+                Thread.sleep(LINGER_MS);
+            }
+        }
+    }
+
+    /** Registers op, orow and opl. */
     static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) -> {
         DataStream<Row> src = env.fromData(rows(), KeyedSqlData.info(TYPE)).setParallelism(1);
         tEnv.createTemporaryView("op", tEnv.fromDataStream(src, Schema.newBuilder()
@@ -85,5 +106,8 @@ final class OverSqlData {
                 .withTimestampAssigner((row, prev) -> (Long) row.getField(6))).setParallelism(1);
         tEnv.createTemporaryView("orow", tEnv.fromDataStream(timed, Schema.newBuilder()
                 .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime").watermark("rt", "SOURCE_WATERMARK()").build()));
+        DataStream<Row> lingering = src.flatMap(new Linger()).returns(KeyedSqlData.info(TYPE)).setParallelism(1);
+        tEnv.createTemporaryView("opl", tEnv.fromDataStream(lingering, Schema.newBuilder()
+                .columnByExpression("pt", "PROCTIME()").build()));
     };
 }

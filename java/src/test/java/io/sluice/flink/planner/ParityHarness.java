@@ -99,11 +99,7 @@ final class ParityHarness {
         StreamTableEnvironment stock = env(q, setup);
         List<Row> expected = run(stock, q.sql());
         StreamTableEnvironment installed = env(q, setup);
-        Sluice.install(installed);
-        SluiceExplain explain = Sluice.explain(installed, q.sql());
-        List<String> natives = explain.nodes().stream().filter(NodeReport::isNative).map(NodeReport::node)
-                .collect(Collectors.toList());
-        assertEquals(q.nativeNodes(), natives, () -> "native nodes of " + q.name() + "\n" + explain.text());
+        SluiceExplain explain = install(q, installed);
         if (q.stockReason() != null) {
             NodeReport r = explain.nodes().stream().filter(n -> !n.isNative() && n.node().equals(q.stockNode()))
                     .findFirst().orElseThrow(() -> new AssertionError("no stock " + q.stockNode() + "\n" + explain.text()));
@@ -122,6 +118,35 @@ final class ParityHarness {
             default:
                 assertEquals(materialize(expected), materialize(actual), q.name());
         }
+        return explain;
+    }
+
+    /**
+     * Runs {@code q} once, on stock Flink or with sluice installed (then asserting its native
+     * nodes), for a test whose results differ between runs and which compares only what is
+     * deterministic.
+     *
+     * @param q the query
+     * @param setup registers the query's tables in a fresh environment
+     * @param installed whether sluice is installed
+     * @return the result rows, in arrival order
+     */
+    static List<Row> results(Query q, BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> setup,
+            boolean installed) throws Exception {
+        StreamTableEnvironment tEnv = env(q, setup);
+        if (installed) {
+            install(q, tEnv);
+        }
+        return run(tEnv, q.sql());
+    }
+
+    /** Installs sluice in {@code tEnv} and asserts the native nodes of {@code q}'s plan. */
+    private static SluiceExplain install(Query q, StreamTableEnvironment tEnv) {
+        Sluice.install(tEnv);
+        SluiceExplain explain = Sluice.explain(tEnv, q.sql());
+        List<String> natives = explain.nodes().stream().filter(NodeReport::isNative).map(NodeReport::node)
+                .collect(Collectors.toList());
+        assertEquals(q.nativeNodes(), natives, () -> "native nodes of " + q.name() + "\n" + explain.text());
         return explain;
     }
 

@@ -32,9 +32,12 @@ import io.sluice.flink.planner.PlanContext;
  *   <li>{@code ROWS BETWEEN n PRECEDING AND CURRENT ROW}: {@code RowTimeRowsBoundedPrecedingFunction} /
  *       {@code ProcTimeRowsBoundedPrecedingFunction} (Flink's {@code precedingOffset} is {@code n + 1},
  *       the native spec takes {@code n});</li>
- *   <li>{@code RANGE BETWEEN INTERVAL x PRECEDING AND CURRENT ROW} by rowtime:
- *       {@code RowTimeRangeBoundedPrecedingFunction} ({@code x} in milliseconds, as
- *       {@code OverAggregateUtil.getBoundary} gives it).</li>
+ *   <li>{@code RANGE BETWEEN INTERVAL x PRECEDING AND CURRENT ROW}: {@code
+ *       RowTimeRangeBoundedPrecedingFunction} / {@code ProcTimeRangeBoundedPrecedingFunction}
+ *       ({@code x} in milliseconds, as {@code OverAggregateUtil.getBoundary} gives it). The proctime
+ *       one stamps rows with the processing time and emits them on a processing-time timer one
+ *       millisecond later; {@code SluiceKeyedOperator} stamps each pushed batch with Flink's
+ *       processing time and drives the native timers from Flink's processing-time service.</li>
  * </ul>
  * A rowtime OVER emits when the watermark fires the rows' timers ({@code SluiceKeyedOperator}
  * passes each watermark to the native operator before forwarding it) and drops late rows as each
@@ -43,8 +46,7 @@ import io.sluice.flink.planner.PlanContext;
  * retracting ones ({@code createBoundedOverProcessFunction} sets {@code needRetraction} for every
  * call), which is what decides, e.g., whether {@code MIN(DOUBLE)} is native.
  *
- * <p>Stays stock, with the reason: {@code ProcTimeRangeBoundedPrecedingFunction} (RANGE INTERVAL
- * over proctime: Flink retracts on wall-clock timers); several windows in one node; an ORDER BY
+ * <p>Stays stock, with the reason: several windows in one node; an ORDER BY
  * that is not a single ascending time attribute (Flink 2.x plans non-time ORDER BY too); frames
  * not ending at CURRENT ROW; aggregates over constants ({@code SUM(1)}); aggregates and types the
  * native side does not have ({@code DISTINCT}, {@code SUM(INT)}, …); a state TTL (Flink's OVER
@@ -96,11 +98,6 @@ public final class OverAggregateSubstitution {
                         + "an interval in milliseconds");
             }
             long n = -(Long) bound; // Flink's boundary of n PRECEDING is -n (StreamExecOverAggregate negates it)
-            if (!group.isRows() && !rowtime) {
-                return Match.stock("RANGE BETWEEN INTERVAL … PRECEDING over processing time: Flink's "
-                        + "ProcTimeRangeBoundedPrecedingFunction retracts rows on wall-clock timers, which no "
-                        + "native operator reproduces");
-            }
             preceding = Long.toString(n);
         }
         boolean bounded = !lower.isUnbounded();
