@@ -82,7 +82,7 @@
 //! the slots (`ValuesSizing::ExactPass`, the default; one pass sums up to
 //! four string columns), so each is allocated once at its final size and
 //! every string byte is written exactly once. Growing geometrically instead
-//! ([`ValuesSizing::Geometric`]: no first pass, re-copies on growth)
+//! (`ValuesSizing::Geometric`: no first pass, re-copies on growth)
 //! measured slower and is kept only as a benchmark option. Exit writes a
 //! flat batch into one buffer sized exactly by a first pass over
 //! the string offsets, with unchecked stores at precomputed slot positions

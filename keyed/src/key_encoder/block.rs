@@ -3,8 +3,8 @@
 //! [`FlinkKeyEncoder`].
 
 use super::columnar::{each_start, put_at, var_sizes, var_write, with_var, BinViews, Offs, StrViews};
-use super::flink::Col;
-use super::{FlinkKeyEncoder, KeyEncoder, MAX_ROW_BYTES};
+use super::encoder::KeyEncoder;
+use super::flink::{Col, FlinkKeyEncoder, MAX_ROW_BYTES};
 use crate::error::Result;
 
 /// The encoded keys of one batch, back to back in one reused buffer.

@@ -1,6 +1,7 @@
 //! [`FlinkKeyEncoder`]: this crate's row-at-a-time writer of Flink key rows
-//! for the compact key types, and the column downcasts both it and the
-//! columnar [`KeyBlock`](super::KeyBlock) fill read.
+//! for the compact key types, the `BinaryRowData` limits it and the columnar
+//! [`KeyBlock`](super::KeyBlock) fill check ([`null_bits_width`],
+//! `MAX_ROW_BYTES`), and the column downcasts both read.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -13,8 +14,17 @@ use arrow_array::{
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 
-use super::{null_bits_width, KeyEncoder, MAX_ROW_BYTES};
+use super::encoder::KeyEncoder;
 use crate::error::{invalid_arg, Error, Result};
+
+/// The number of null-bit bytes of a `BinaryRowData` of `arity` fields
+/// (`BinaryRowData.calculateBitSetWidthInBytes`, 8 header bits included).
+pub const fn null_bits_width(arity: usize) -> usize {
+    (arity + 63 + 8) / 64 * 8
+}
+
+/// Flink's limit for an in-row offset (31 usable bits).
+pub(super) const MAX_ROW_BYTES: usize = i32::MAX as usize;
 
 pub(super) enum Col<'a> {
     Bool(&'a BooleanArray),

@@ -37,7 +37,9 @@
 //! columns.
 //!
 //! # Layout
-//! - `flink`: [`FlinkKeyEncoder`], the row writer, and the column downcasts;
+//! - `encoder`: the [`KeyEncoder`] trait;
+//! - `flink`: [`FlinkKeyEncoder`], the row writer, its row-format limits
+//!   ([`null_bits_width`], the in-row offset limit), and the column downcasts;
 //! - `transpose`: [`TransposeKeyEncoder`];
 //! - `plan`: `KeyPlan`, the choice between the two per key schema;
 //! - `block`: [`KeyBlock`], one batch's keys, filled row at a time or, from a
@@ -45,41 +47,16 @@
 
 mod block;
 mod columnar;
+mod encoder;
 mod flink;
 mod plan;
 mod transpose;
 
 pub use block::KeyBlock;
-pub use flink::FlinkKeyEncoder;
+pub use encoder::KeyEncoder;
+pub use flink::{null_bits_width, FlinkKeyEncoder};
 pub(crate) use plan::KeyPlan;
 pub use transpose::TransposeKeyEncoder;
-
-use crate::error::Result;
-
-/// Appends encoded key rows for the rows of one batch.
-///
-/// Implementations do all per-batch work (type dispatch, downcasts) when they
-/// are built, so that [`encode_row`](KeyEncoder::encode_row) is a tight loop
-/// with no allocation other than the amortised growth of `out`.
-pub trait KeyEncoder {
-    /// Rows in the batch this encoder reads.
-    fn num_rows(&self) -> usize;
-
-    /// Appends the key bytes of row `row` to `out` (without clearing it).
-    ///
-    /// # Errors
-    /// `row` out of range, or a value the format cannot hold.
-    fn encode_row(&self, row: usize, out: &mut Vec<u8>) -> Result<()>;
-}
-
-/// The number of null-bit bytes of a `BinaryRowData` of `arity` fields
-/// (`BinaryRowData.calculateBitSetWidthInBytes`, 8 header bits included).
-pub const fn null_bits_width(arity: usize) -> usize {
-    (arity + 63 + 8) / 64 * 8
-}
-
-/// Flink's limit for an in-row offset (31 usable bits).
-const MAX_ROW_BYTES: usize = i32::MAX as usize;
 
 #[cfg(test)]
 mod tests;

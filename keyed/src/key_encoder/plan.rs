@@ -1,7 +1,8 @@
 //! [`KeyPlan`]: which key writer an operator uses for its key schema.
 
-use super::flink::is_supported_key_type;
-use super::{FlinkKeyEncoder, KeyBlock, TransposeKeyEncoder};
+use super::block::KeyBlock;
+use super::flink::{is_supported_key_type, FlinkKeyEncoder};
+use super::transpose::TransposeKeyEncoder;
 use crate::error::{invalid_arg, Result};
 
 /// How an operator encodes its keys: this crate's columnar writer when it

@@ -1,7 +1,7 @@
 //! [`TransposeKeyEncoder`]: `sluice-transpose`'s key writer behind the
 //! [`KeyEncoder`] seam, for the key types the columnar writer does not cover.
 
-use super::KeyEncoder;
+use super::encoder::KeyEncoder;
 use crate::error::Result;
 
 /// `sluice-transpose`'s Flink key writer behind the [`KeyEncoder`] seam:

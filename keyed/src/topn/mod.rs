@@ -44,6 +44,7 @@
 //! borrowed bytes and allocates nothing. The emission list of a batch lives
 //! in one `bumpalo` arena that is reset at the start of every batch.
 
+mod cost;
 mod rank;
 mod snap;
 mod sort_key;
@@ -67,15 +68,9 @@ use crate::row_kind::{check_kinds_len, RowKind};
 use crate::snapshot::{fnv1a, OpTag, SnapshotFormat};
 use crate::state::{Accounting, ByteKeyMap, KeyProbe, ENTRY_OVERHEAD};
 
+use cost::{BUCKET_OVERHEAD, ROW_OVERHEAD};
 use rank::{Out, Partition, Top1};
 use update::{Ranked, Upsert};
-
-/// Bytes charged per stored row on top of its payload (the `Arc` header and
-/// the bucket slot). An estimate, documented as such.
-const ROW_OVERHEAD: usize = 24;
-/// Bytes charged per sort key bucket on top of its key bytes (B-tree slot,
-/// the bucket `Vec` header). An estimate.
-const BUCKET_OVERHEAD: usize = 48;
 
 /// Which of Flink's ranking functions to reproduce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

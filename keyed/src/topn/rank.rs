@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use bumpalo::collections::Vec as BumpVec;
 
+use super::cost::{BUCKET_OVERHEAD, ROW_OVERHEAD};
 use super::sort_key::{OwnedSortKey, SortKey};
 use crate::row_kind::RowKind;
 
@@ -146,7 +147,7 @@ impl Partition {
             return (0, b.len());
         }
         self.buckets.insert(OwnedSortKey::new(key), Bucket::new(row));
-        (key.len() + super::BUCKET_OVERHEAD, 1)
+        (key.len() + BUCKET_OVERHEAD, 1)
     }
 
     /// Removes the first row of `key`'s bucket whose bytes equal `row`
@@ -160,11 +161,11 @@ impl Partition {
         self.rows -= 1;
         let (r, mut freed) = if b.len() == 1 {
             let (k, b) = self.buckets.remove_entry(key)?;
-            (b.first, k.len() + super::BUCKET_OVERHEAD)
+            (b.first, k.len() + BUCKET_OVERHEAD)
         } else {
             (b.remove(idx), 0)
         };
-        freed += r.len() + super::ROW_OVERHEAD;
+        freed += r.len() + ROW_OVERHEAD;
         Some((idx, r, freed))
     }
 
@@ -173,11 +174,11 @@ impl Partition {
         let mut e = self.buckets.last_entry()?;
         self.rows -= 1;
         if let Some(r) = e.get_mut().rest.pop() {
-            let freed = r.len() + super::ROW_OVERHEAD;
+            let freed = r.len() + ROW_OVERHEAD;
             return Some((r, freed));
         }
         let (k, b) = e.remove_entry();
-        let freed = b.first.len() + super::ROW_OVERHEAD + k.len() + super::BUCKET_OVERHEAD;
+        let freed = b.first.len() + ROW_OVERHEAD + k.len() + BUCKET_OVERHEAD;
         Some((b.first, freed))
     }
 
@@ -194,8 +195,7 @@ impl Partition {
             }
             let (k, rows) = e.remove_entry();
             self.rows -= len;
-            freed +=
-                k.len() + super::BUCKET_OVERHEAD + rows.iter().map(|r| r.len() + super::ROW_OVERHEAD).sum::<usize>();
+            freed += k.len() + BUCKET_OVERHEAD + rows.iter().map(|r| r.len() + ROW_OVERHEAD).sum::<usize>();
         }
         freed
     }

@@ -15,13 +15,15 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 
+use super::cost::ROW_OVERHEAD;
 use super::rank::Partition;
 use super::update::Ranked;
-use super::{TopN, TopNStrategy, ENTRY_OVERHEAD, ROW_OVERHEAD};
+use super::{TopN, TopNStrategy};
 use crate::error::{invalid_arg, Error, Result};
 use crate::flink_hash::KeyGroupRange;
 use crate::key_encoder::KeyBlock;
 use crate::snapshot::Writer;
+use crate::state::ENTRY_OVERHEAD;
 
 fn write_partition(p: &Partition, w: &mut Writer) {
     w.u32(p.rows as u32);

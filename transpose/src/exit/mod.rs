@@ -13,61 +13,13 @@ use crate::types::TypeKind;
 
 mod acc;
 mod flat;
+mod rows;
 mod write;
 
 pub(crate) use acc::{Acc, Vals};
+pub use rows::Rows;
 pub(crate) use write::write_row;
-
-/// How a NULL non-compact DECIMAL (p > 18) or TIMESTAMP / TIMESTAMP_LTZ
-/// (p > 3) is laid out in a row's fixed part. Flink has two writers that
-/// disagree (docs/flink-semantics.md §2.4, §11).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum NullLayout {
-    /// `RowDataSerializer.toBinaryRow`: `setNullAt(i)`, slot 0, no bytes
-    /// reserved. What rows on the wire and in state look like.
-    #[default]
-    Serializer,
-    /// The planner's generated projections (`CodeGenUtils.binaryWriterWriteNull`
-    /// → `writeDecimal(i, null, p)` / `writeTimestamp(i, null, p)`): 16 / 8
-    /// zero bytes reserved, slot `cursor << 32`. How SQL keys are built.
-    Projection,
-}
-
-/// Rows written by the exit transpose: row `i` is
-/// `data[offsets[i] .. offsets[i + 1]]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Rows {
-    /// All row bytes, back to back.
-    pub data: Vec<u8>,
-    /// `num_rows + 1` offsets into `data`.
-    pub offsets: Vec<i64>,
-}
-
-impl Rows {
-    /// Number of rows.
-    pub fn num_rows(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
-
-    /// The bytes of row `i` (empty when `i` is out of range).
-    pub fn row(&self, i: usize) -> &[u8] {
-        match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&s), Some(&e)) => self.data.get(s as usize..e as usize).unwrap_or(&[]),
-            _ => &[],
-        }
-    }
-
-    /// Iterates over the rows.
-    pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        (0..self.num_rows()).map(move |i| self.row(i))
-    }
-
-    /// Clears both buffers, keeping their capacity.
-    pub fn clear(&mut self) {
-        self.data.clear();
-        self.offsets.clear();
-    }
-}
+pub use write::NullLayout;
 
 impl RowConverter {
     pub(crate) fn bind<'a>(&self, batch: &'a RecordBatch) -> Result<Vec<Acc<'a>>> {

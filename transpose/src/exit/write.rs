@@ -6,7 +6,6 @@ use arrow_array::Array;
 use arrow_schema::TimeUnit;
 
 use super::acc::{Acc, Vals};
-use super::NullLayout;
 use crate::converter::Node;
 use crate::error::{Error, Result};
 use crate::layout::{
@@ -14,6 +13,21 @@ use crate::layout::{
     MAX_COMPACT_DECIMAL_PRECISION, MAX_COMPACT_TIMESTAMP_PRECISION, MAX_INLINE,
 };
 use crate::types::TypeKind;
+
+/// How a NULL non-compact DECIMAL (p > 18) or TIMESTAMP / TIMESTAMP_LTZ
+/// (p > 3) is laid out in a row's fixed part. Flink has two writers that
+/// disagree (docs/flink-semantics.md §2.4, §11).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NullLayout {
+    /// `RowDataSerializer.toBinaryRow`: `setNullAt(i)`, slot 0, no bytes
+    /// reserved. What rows on the wire and in state look like.
+    #[default]
+    Serializer,
+    /// The planner's generated projections (`CodeGenUtils.binaryWriterWriteNull`
+    /// → `writeDecimal(i, null, p)` / `writeTimestamp(i, null, p)`): 16 / 8
+    /// zero bytes reserved, slot `cursor << 32`. How SQL keys are built.
+    Projection,
+}
 
 #[inline(always)]
 pub(super) fn put<const N: usize>(out: &mut [u8], pos: usize, b: [u8; N]) {

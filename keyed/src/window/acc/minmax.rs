@@ -6,7 +6,8 @@ use std::ops::Range;
 
 use arrow_buffer::NullBuffer;
 
-use super::{expect_tag, push_num, Col, WinAcc};
+use super::col::Col;
+use super::win_acc::{expect_tag, push_num, WinAcc};
 use crate::agg::VType;
 use crate::error::{invalid_arg, Result};
 use crate::group_agg::drive::OutBuf;

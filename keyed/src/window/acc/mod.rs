@@ -32,110 +32,18 @@
 
 use std::ops::Range;
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{Array, ArrayRef, LargeStringArray, StringArray, StringViewArray};
-use arrow_buffer::NullBuffer;
-use arrow_schema::DataType;
-
+mod col;
 mod minmax;
+mod win_acc;
 
+pub(crate) use self::col::Col;
 use self::minmax::{MinMax, MinMaxStr};
+pub(crate) use self::win_acc::WinAcc;
+use self::win_acc::{expect_tag, push_num};
 use crate::agg::{AggKind, Resolved, VType};
 use crate::error::{invalid_arg, Result};
 use crate::group_agg::drive::OutBuf;
 use crate::snapshot::{Reader, Writer};
-
-/// One aggregate's input column of a batch, typed once per batch.
-pub(crate) enum Col<'a> {
-    /// `COUNT(*)`: no column.
-    Rows,
-    I64(&'a [i64], Option<&'a NullBuffer>),
-    F64(&'a [f64], Option<&'a NullBuffer>),
-    Utf8(&'a StringArray),
-    Large(&'a LargeStringArray),
-    View(&'a StringViewArray),
-}
-
-impl<'a> Col<'a> {
-    /// The typed view of `a` (`None` for `COUNT(*)`).
-    ///
-    /// # Errors
-    /// A column of a type the aggregate was not resolved for.
-    pub(crate) fn of(a: Option<&'a ArrayRef>) -> Result<Col<'a>> {
-        let Some(a) = a else { return Ok(Col::Rows) };
-        Ok(match a.data_type() {
-            DataType::Int64 => {
-                let p = a.as_primitive::<Int64Type>();
-                Col::I64(p.values(), p.nulls())
-            }
-            DataType::Float64 => {
-                let p = a.as_primitive::<Float64Type>();
-                Col::F64(p.values(), p.nulls())
-            }
-            DataType::Utf8 => Col::Utf8(a.as_string::<i32>()),
-            DataType::LargeUtf8 => Col::Large(a.as_string::<i64>()),
-            DataType::Utf8View => Col::View(a.as_string_view()),
-            other => return Err(invalid_arg(format!("aggregate input of type {other} is not supported"))),
-        })
-    }
-
-    /// Whether row `i` is non-NULL.
-    #[inline]
-    pub(crate) fn valid(&self, i: usize) -> bool {
-        match self {
-            Col::Rows => true,
-            Col::I64(_, n) | Col::F64(_, n) => n.is_none_or(|n| n.is_valid(i)),
-            Col::Utf8(a) => a.is_valid(i),
-            Col::Large(a) => a.is_valid(i),
-            Col::View(a) => a.is_valid(i),
-        }
-    }
-
-    /// The bytes of string row `i` (empty for other columns).
-    #[inline]
-    pub(crate) fn bytes(&self, i: usize) -> &'a [u8] {
-        match self {
-            Col::Utf8(a) => a.value(i).as_bytes(),
-            Col::Large(a) => a.value(i).as_bytes(),
-            Col::View(a) => a.value(i).as_bytes(),
-            _ => &[],
-        }
-    }
-}
-
-/// One aggregate's states, one per slice slot.
-pub(crate) trait WinAcc: Send + Sync {
-    /// Appends one empty slot.
-    fn push_slot(&mut self);
-    /// Drops the slots from `len` on (rollback of a failed restore).
-    fn truncate(&mut self, len: usize);
-    /// Empties slot `slot`; returns the heap bytes it released.
-    fn clear(&mut self, slot: usize) -> usize;
-    /// Folds rows `rows` of `col` into slot `slot`, in row order; returns
-    /// the heap bytes it added.
-    fn fold(&mut self, slot: usize, col: &Col<'_>, rows: Range<usize>) -> usize;
-    /// Merges slot `src` into slot `dst` (`mergeExpressions`); returns the
-    /// heap bytes it added.
-    fn merge(&mut self, dst: usize, src: usize) -> usize;
-    /// Appends the value of slot `slot` to `out`.
-    fn emit(&self, slot: usize, out: &mut OutBuf);
-    /// The output value type.
-    fn vtype(&self) -> VType;
-    /// Writes slot `slot` in the snapshot format.
-    fn write(&self, slot: usize, w: &mut Writer);
-    /// Reads one state into slot `slot`; returns its heap bytes.
-    ///
-    /// # Errors
-    /// [`crate::Error::CorruptSnapshot`] for a truncated or foreign state.
-    fn read(&mut self, slot: usize, r: &mut Reader<'_>) -> Result<usize>;
-    /// Bytes of one slot inside the state vector.
-    fn slot_bytes(&self) -> usize;
-    /// Benchmark hook: MIN/MAX of strings copies every candidate string
-    /// before comparing it (the behaviour winner selection replaced).
-    #[cfg(feature = "public_imp")]
-    fn set_copy_every_string(&mut self, _on: bool) {}
-}
 
 /// The accumulator of resolved aggregate `r`.
 ///
@@ -161,20 +69,6 @@ pub(crate) fn new_acc(r: &Resolved) -> Result<Box<dyn WinAcc>> {
             return Err(invalid_arg(format!("{kind:?} is not supported by the window aggregate")));
         }
     })
-}
-
-pub(crate) fn expect_tag(r: &mut Reader<'_>, want: u8) -> Result<()> {
-    let tag = r.u8("accumulator tag")?;
-    if tag != want {
-        return Err(r.corrupt(format!("accumulator tag {tag}, the operator's aggregate has tag {want}")));
-    }
-    Ok(())
-}
-
-pub(crate) fn push_num(out: &mut OutBuf, v: Option<u64>) {
-    out.vals.push(v.unwrap_or(0));
-    out.valid.push(v.is_some());
-    out.any_null |= v.is_none();
 }
 
 /// COUNT(*) / COUNT(x): the resolution decides whether the column is
