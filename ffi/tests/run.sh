@@ -87,10 +87,11 @@ g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$FFI/include" -x c++ -fsyntax-
 # One program per C concept: argument import and the error contract
 # (test_import), digests, CONCAT, UTF-16 encoding, search functions, rows and
 # key groups (test_digest, test_concat, test_encode, test_search, test_rows),
-# and the keyed-operator, join and row-converter handles (test_keyed,
+# and the keyed-operator, join and row-converter handles (test_keyed; the
+# operators that fire on a clock, OVER and window, in test_over_window;
 # test_join, test_row_converter).
-PROGRAMS=(test_import test_digest test_concat test_encode test_search test_rows test_keyed test_join
-  test_row_converter)
+PROGRAMS=(test_import test_digest test_concat test_encode test_search test_rows test_keyed test_over_window
+  test_join test_row_converter)
 
 # ASan + UBSan; a UB report is an error, not a warning.
 SANITIZE=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)

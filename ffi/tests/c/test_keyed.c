@@ -12,78 +12,7 @@
 #include "arrow_build.h"
 #include "check.h"
 #include "kv_rows.h"
-
-/* One expected output row: kind, key, then up to 5 int64 values (or
- * INT64_MIN for NULL; timestamps as epoch millis). */
-struct row {
-  int8_t kind;
-  const char *k;
-  int64_t v[5];
-};
-
-/* Checks an operator's output against `want` (`n_vals` int64 columns after
- * the key) and releases it. */
-static void expect_rows(struct ArrowArray *out, struct ArrowSchema *out_schema, struct sluice_buffer *kinds,
-                        const struct row *want, int n, int n_vals) {
-  CHECK(out->length == n, "rows %lld, want %d", (long long)out->length, n);
-  CHECK(kinds->len == n, "kinds %lld, want %d", (long long)kinds->len, n);
-  CHECK(out->n_children == 1 + n_vals && out_schema->n_children == 1 + n_vals, "columns %lld",
-        (long long)out->n_children);
-  if (out->length == n && kinds->len == n && out->n_children == 1 + n_vals) {
-    for (int i = 0; i < n; i++) {
-      CHECK(kinds->ptr[i] == (uint8_t)want[i].kind, "row %d kind %d, want %d", i, kinds->ptr[i], want[i].kind);
-      int32_t len;
-      const char *k = utf8_value(out->children[0], i, &len);
-      CHECK((size_t)len == strlen(want[i].k) && memcmp(k, want[i].k, (size_t)len) == 0, "row %d key %.*s", i, len,
-            k);
-      for (int c = 0; c < n_vals; c++) {
-        const struct ArrowArray *col = out->children[1 + c];
-        if (want[i].v[c] == NUL) {
-          CHECK(!is_valid_row(col, i), "row %d col %d should be NULL", i, c + 1);
-        } else {
-          CHECK(is_valid_row(col, i) && int64_value(col, i) == want[i].v[c], "row %d col %d = %lld, want %lld", i,
-                c + 1, (long long)int64_value(col, i), (long long)want[i].v[c]);
-        }
-      }
-    }
-  }
-  release_out(out, out_schema);
-  sluice_buffer_free(kinds);
-}
-
-/* Pushes (k, v) rows with `kinds` (NULL = all +I) and checks the output. */
-static void push_expect(struct sluice_keyed *h, const char *const *k, const int64_t *v, const int *valid,
-                        const int8_t *kinds, int n, const struct row *want, int n_want, int n_vals) {
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
-  struct ArrowSchema out_schema;
-  struct sluice_buffer out_kinds = {0};
-  int released = 0;
-  kv_batch(&batch, k, v, valid, n, &released);
-  int32_t rc = sluice_keyed_push(h, &batch, &schema, kinds, &out, &out_schema, &out_kinds);
-  CHECK(rc == SLUICE_OK, "push rc %d", rc);
-  CHECK(released == 1 && batch.release == NULL, "batch released %d times", released);
-  if (rc == SLUICE_OK) expect_rows(&out, &out_schema, &out_kinds, want, n_want, n_vals);
-  schema.release(&schema);
-}
-
-static struct sluice_keyed *create(const char *spec) {
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct sluice_keyed *h = NULL;
-  int32_t rc = sluice_keyed_create(spec, &schema, &h);
-  CHECK(rc == SLUICE_OK && h != NULL, "create(%s) rc %d", spec, rc);
-  schema.release(&schema);
-  return h;
-}
-
-static int64_t keys_in_state(struct sluice_keyed *h) {
-  int64_t bytes = -1, keys = -1;
-  int32_t rc = sluice_keyed_state_size(h, &bytes, &keys);
-  CHECK(rc == SLUICE_OK && bytes >= 0, "state_size rc %d bytes %lld", rc, (long long)bytes);
-  return keys;
-}
+#include "keyed_check.h"
 
 #define GROUP_AGG "group_agg keys=k aggs=count(*),sum(v),max(1)"
 
@@ -569,119 +498,6 @@ static void test_state_budget(void) {
   sluice_keyed_free(h);
 }
 
-/* One of the handle's clock calls (watermark, processing time). */
-typedef int32_t (*advance_fn)(struct sluice_keyed *, int64_t, struct ArrowArray *, struct ArrowSchema *,
-                              struct sluice_buffer *);
-
-/* Advances a clock to `t` and checks what it emits. */
-static void advance_expect(advance_fn advance, struct sluice_keyed *h, int64_t t, const struct row *want, int n_want,
-                           int n_vals) {
-  struct ArrowArray out;
-  struct ArrowSchema out_schema;
-  struct sluice_buffer out_kinds = {0};
-  int32_t rc = advance(h, t, &out, &out_schema, &out_kinds);
-  CHECK(rc == SLUICE_OK, "advance to %lld rc %d", (long long)t, rc);
-  if (rc == SLUICE_OK) expect_rows(&out, &out_schema, &out_kinds, want, n_want, n_vals);
-}
-
-static void watermark_expect(struct sluice_keyed *h, int64_t wm, const struct row *want, int n_want, int n_vals) {
-  advance_expect(sluice_keyed_advance_watermark, h, wm, want, n_want, n_vals);
-}
-
-static void proctime_expect(struct sluice_keyed *h, int64_t now, const struct row *want, int n_want, int n_vals) {
-  advance_expect(sluice_keyed_advance_processing_time, h, now, want, n_want, n_vals);
-}
-
-/* OVER (Flink's OverAggregate): a rowtime RANGE UNBOUNDED fold emits on the
- * watermark, rows of one timestamp with one value, late rows dropped
- * (RowTimeRangeUnboundedPrecedingFunction); a proctime ROWS 1 PRECEDING
- * frame emits on push (ProcTimeRowsBoundedPrecedingFunction). */
-static void test_over(void) {
-  struct sluice_keyed *h = create("over keys=k order=rowtime(v) frame=range preceding=unbounded aggs=count(*),sum(v)");
-  if (!h) return;
-  static const char *const k[] = {"a", "a", "b", "a"};
-  static const int64_t v[] = {5, 3, 4, 3};
-  push_expect(h, k, v, NULL, NULL, 4, NULL, 0, 3);
-  static const struct row at4[] = {{0, "a", {3, 2, 6}}, {0, "a", {3, 2, 6}}, {0, "b", {4, 1, 4}}};
-  watermark_expect(h, 4, at4, 3, 3);
-  /* (a, 2) is late: at or before the watermark 4. */
-  static const char *const k2[] = {"a"};
-  static const int64_t v2[] = {2};
-  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
-  static const struct row at10[] = {{0, "a", {5, 3, 11}}};
-  watermark_expect(h, 10, at10, 1, 3);
-  CHECK(keys_in_state(h) == 2, "2 keys");
-  /* OVER input is insert-only. */
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
-  struct ArrowSchema out_schema;
-  struct sluice_buffer out_kinds = {0};
-  int released = 0;
-  static const int8_t del[] = {3};
-  kv_batch(&batch, k2, v2, NULL, 1, &released);
-  int32_t rc = sluice_keyed_push(h, &batch, &schema, del, &out, &out_schema, &out_kinds);
-  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "insert-only") != NULL, "-D rc %d: %s", rc,
-        sluice_last_error());
-  schema.release(&schema);
-  sluice_keyed_free(h);
-
-  h = create("over keys=k order=proctime frame=rows preceding=1 aggs=max(v)");
-  if (!h) return;
-  static const char *const k3[] = {"a", "a", "a"};
-  static const int64_t v3[] = {1, 3, 2};
-  static const struct row frames[] = {{0, "a", {1, 1}}, {0, "a", {3, 3}}, {0, "a", {2, 3}}};
-  push_expect(h, k3, v3, NULL, NULL, 3, frames, 3, 2);
-  sluice_keyed_free(h);
-
-  /* Proctime RANGE 10 PRECEDING (ProcTimeRangeBoundedPrecedingFunction): a
-   * push is stamped with the last processing time given (none yet: an
-   * error) and fires one millisecond later, rows of a key and stamp with
-   * one value; at 112 the rows stamped 100 are out of the frame (100 < 111 - 10). */
-  h = create("over keys=k order=proctime frame=range preceding=10 aggs=count(*),sum(v)");
-  if (!h) return;
-  kv_schema(&schema);
-  kv_batch(&batch, k3, v3, NULL, 1, &released);
-  rc = sluice_keyed_push(h, &batch, &schema, NULL, &out, &out_schema, &out_kinds);
-  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "processing time") != NULL, "unstamped rc %d", rc);
-  schema.release(&schema);
-  proctime_expect(h, 100, NULL, 0, 3);
-  push_expect(h, k, v, NULL, NULL, 3, NULL, 0, 3);
-  proctime_expect(h, 100, NULL, 0, 3);
-  static const struct row at101[] = {{0, "a", {5, 2, 8}}, {0, "a", {3, 2, 8}}, {0, "b", {4, 1, 4}}};
-  proctime_expect(h, 101, at101, 3, 3);
-  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
-  static const struct row at111[] = {{0, "a", {2, 3, 10}}};
-  proctime_expect(h, 111, at111, 1, 3);
-  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
-  static const struct row at112[] = {{0, "a", {2, 2, 4}}};
-  proctime_expect(h, 112, at112, 1, 3);
-  sluice_keyed_free(h);
-}
-
-/* TUMBLE(10) on rowtime v (Flink's WindowAggOperator): pushes emit
- * nothing, a watermark fires the windows whose end - 1 it reached (key,
- * COUNT(*), SUM(v), window_start, window_end, window_time), a row of a
- * fired window is dropped, and fired keys leave state. */
-static void test_window(void) {
-  struct sluice_keyed *h = create("window keys=k rowtime=v window=tumble(10) aggs=count(*),sum(v)");
-  if (!h) return;
-  static const char *const k[] = {"a", "a", "b", "a"};
-  static const int64_t v[] = {3, 7, 12, 15};
-  push_expect(h, k, v, NULL, NULL, 4, NULL, 0, 5);
-  static const struct row first[] = {{0, "a", {2, 10, 0, 10, 9}}};
-  watermark_expect(h, 9, first, 1, 5);
-  static const char *const late_k[] = {"b"};
-  static const int64_t late_v[] = {5};
-  push_expect(h, late_k, late_v, NULL, NULL, 1, NULL, 0, 5);
-  /* Keys in first-insert order within one window end. */
-  static const struct row second[] = {{0, "a", {1, 15, 10, 20, 19}}, {0, "b", {1, 12, 10, 20, 19}}};
-  watermark_expect(h, 19, second, 2, 5);
-  watermark_expect(h, 5, NULL, 0, 5);
-  CHECK(keys_in_state(h) == 0, "fired windows leave no state");
-  sluice_keyed_free(h);
-}
-
 int main(void) {
   RUN(test_group_agg_changelog);
   RUN(test_group_agg_filter_distinct);
@@ -689,8 +505,6 @@ int main(void) {
   RUN(test_dedup_first_and_last);
   RUN(test_topn);
   RUN(test_topn_update);
-  RUN(test_over);
-  RUN(test_window);
   RUN(test_snapshot_restore);
   RUN(test_create_errors);
   RUN(test_null_handle);

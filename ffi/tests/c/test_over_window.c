@@ -1,0 +1,113 @@
+/*
+ * C tests of the keyed-operator handles that fire on a clock: OVER
+ * (sluice_keyed_advance_watermark for rowtime frames,
+ * sluice_keyed_advance_processing_time for the proctime RANGE frame) and the
+ * window TVF aggregate, every emitted row checked against Flink's changelog.
+ * Run under valgrind by run.sh.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sluice.h"
+#include "arrow_build.h"
+#include "check.h"
+#include "kv_rows.h"
+#include "keyed_check.h"
+
+/* OVER (Flink's OverAggregate): a rowtime RANGE UNBOUNDED fold emits on the
+ * watermark, rows of one timestamp with one value, late rows dropped
+ * (RowTimeRangeUnboundedPrecedingFunction); a proctime ROWS 1 PRECEDING
+ * frame emits on push (ProcTimeRowsBoundedPrecedingFunction). */
+static void test_over(void) {
+  struct sluice_keyed *h = create("over keys=k order=rowtime(v) frame=range preceding=unbounded aggs=count(*),sum(v)");
+  if (!h) return;
+  static const char *const k[] = {"a", "a", "b", "a"};
+  static const int64_t v[] = {5, 3, 4, 3};
+  push_expect(h, k, v, NULL, NULL, 4, NULL, 0, 3);
+  static const struct row at4[] = {{0, "a", {3, 2, 6}}, {0, "a", {3, 2, 6}}, {0, "b", {4, 1, 4}}};
+  watermark_expect(h, 4, at4, 3, 3);
+  /* (a, 2) is late: at or before the watermark 4. */
+  static const char *const k2[] = {"a"};
+  static const int64_t v2[] = {2};
+  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
+  static const struct row at10[] = {{0, "a", {5, 3, 11}}};
+  watermark_expect(h, 10, at10, 1, 3);
+  CHECK(keys_in_state(h) == 2, "2 keys");
+  /* OVER input is insert-only. */
+  struct ArrowSchema schema;
+  kv_schema(&schema);
+  struct ArrowArray batch, out;
+  struct ArrowSchema out_schema;
+  struct sluice_buffer out_kinds = {0};
+  int released = 0;
+  static const int8_t del[] = {3};
+  kv_batch(&batch, k2, v2, NULL, 1, &released);
+  int32_t rc = sluice_keyed_push(h, &batch, &schema, del, &out, &out_schema, &out_kinds);
+  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "insert-only") != NULL, "-D rc %d: %s", rc,
+        sluice_last_error());
+  schema.release(&schema);
+  sluice_keyed_free(h);
+
+  h = create("over keys=k order=proctime frame=rows preceding=1 aggs=max(v)");
+  if (!h) return;
+  static const char *const k3[] = {"a", "a", "a"};
+  static const int64_t v3[] = {1, 3, 2};
+  static const struct row frames[] = {{0, "a", {1, 1}}, {0, "a", {3, 3}}, {0, "a", {2, 3}}};
+  push_expect(h, k3, v3, NULL, NULL, 3, frames, 3, 2);
+  sluice_keyed_free(h);
+
+  /* Proctime RANGE 10 PRECEDING (ProcTimeRangeBoundedPrecedingFunction): a
+   * push is stamped with the last processing time given (none yet: an
+   * error) and fires one millisecond later, rows of a key and stamp with
+   * one value; at 112 the rows stamped 100 are out of the frame (100 < 111 - 10). */
+  h = create("over keys=k order=proctime frame=range preceding=10 aggs=count(*),sum(v)");
+  if (!h) return;
+  kv_schema(&schema);
+  kv_batch(&batch, k3, v3, NULL, 1, &released);
+  rc = sluice_keyed_push(h, &batch, &schema, NULL, &out, &out_schema, &out_kinds);
+  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "processing time") != NULL, "unstamped rc %d", rc);
+  schema.release(&schema);
+  proctime_expect(h, 100, NULL, 0, 3);
+  push_expect(h, k, v, NULL, NULL, 3, NULL, 0, 3);
+  proctime_expect(h, 100, NULL, 0, 3);
+  static const struct row at101[] = {{0, "a", {5, 2, 8}}, {0, "a", {3, 2, 8}}, {0, "b", {4, 1, 4}}};
+  proctime_expect(h, 101, at101, 3, 3);
+  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
+  static const struct row at111[] = {{0, "a", {2, 3, 10}}};
+  proctime_expect(h, 111, at111, 1, 3);
+  push_expect(h, k2, v2, NULL, NULL, 1, NULL, 0, 3);
+  static const struct row at112[] = {{0, "a", {2, 2, 4}}};
+  proctime_expect(h, 112, at112, 1, 3);
+  sluice_keyed_free(h);
+}
+
+/* TUMBLE(10) on rowtime v (Flink's WindowAggOperator): pushes emit
+ * nothing, a watermark fires the windows whose end - 1 it reached (key,
+ * COUNT(*), SUM(v), window_start, window_end, window_time), a row of a
+ * fired window is dropped, and fired keys leave state. */
+static void test_window(void) {
+  struct sluice_keyed *h = create("window keys=k rowtime=v window=tumble(10) aggs=count(*),sum(v)");
+  if (!h) return;
+  static const char *const k[] = {"a", "a", "b", "a"};
+  static const int64_t v[] = {3, 7, 12, 15};
+  push_expect(h, k, v, NULL, NULL, 4, NULL, 0, 5);
+  static const struct row first[] = {{0, "a", {2, 10, 0, 10, 9}}};
+  watermark_expect(h, 9, first, 1, 5);
+  static const char *const late_k[] = {"b"};
+  static const int64_t late_v[] = {5};
+  push_expect(h, late_k, late_v, NULL, NULL, 1, NULL, 0, 5);
+  /* Keys in first-insert order within one window end. */
+  static const struct row second[] = {{0, "a", {1, 15, 10, 20, 19}}, {0, "b", {1, 12, 10, 20, 19}}};
+  watermark_expect(h, 19, second, 2, 5);
+  watermark_expect(h, 5, NULL, 0, 5);
+  CHECK(keys_in_state(h) == 0, "fired windows leave no state");
+  sluice_keyed_free(h);
+}
+
+int main(void) {
+  RUN(test_over);
+  RUN(test_window);
+  return report("test_over_window");
+}
