@@ -72,6 +72,23 @@ static inline void push_expect(struct sluice_keyed *h, const char *const *k, con
   schema.release(&schema);
 }
 
+/* Pushes (k, v) rows with `kinds` (NULL = all +I) and checks that the push
+ * fails with a last error that contains `message`. */
+static inline void push_fails(struct sluice_keyed *h, const char *const *k, const int64_t *v, const int8_t *kinds,
+                              int n, const char *message) {
+  struct ArrowSchema schema;
+  kv_schema(&schema);
+  struct ArrowArray batch, out;
+  struct ArrowSchema out_schema;
+  struct sluice_buffer out_kinds = {0};
+  int released = 0;
+  kv_batch(&batch, k, v, NULL, n, &released);
+  int32_t rc = sluice_keyed_push(h, &batch, &schema, kinds, &out, &out_schema, &out_kinds);
+  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), message) != NULL, "push rc %d: %s (want \"%s\")", rc,
+        sluice_last_error(), message);
+  schema.release(&schema);
+}
+
 static inline struct sluice_keyed *create(const char *spec) {
   struct ArrowSchema schema;
   kv_schema(&schema);

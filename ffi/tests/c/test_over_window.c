@@ -36,18 +36,8 @@ static void test_over(void) {
   watermark_expect(h, 10, at10, 1, 3);
   CHECK(keys_in_state(h) == 2, "2 keys");
   /* OVER input is insert-only. */
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
-  struct ArrowSchema out_schema;
-  struct sluice_buffer out_kinds = {0};
-  int released = 0;
   static const int8_t del[] = {3};
-  kv_batch(&batch, k2, v2, NULL, 1, &released);
-  int32_t rc = sluice_keyed_push(h, &batch, &schema, del, &out, &out_schema, &out_kinds);
-  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "insert-only") != NULL, "-D rc %d: %s", rc,
-        sluice_last_error());
-  schema.release(&schema);
+  push_fails(h, k2, v2, del, 1, "insert-only");
   sluice_keyed_free(h);
 
   h = create("over keys=k order=proctime frame=rows preceding=1 aggs=max(v)");
@@ -64,11 +54,7 @@ static void test_over(void) {
    * one value; at 112 the rows stamped 100 are out of the frame (100 < 111 - 10). */
   h = create("over keys=k order=proctime frame=range preceding=10 aggs=count(*),sum(v)");
   if (!h) return;
-  kv_schema(&schema);
-  kv_batch(&batch, k3, v3, NULL, 1, &released);
-  rc = sluice_keyed_push(h, &batch, &schema, NULL, &out, &out_schema, &out_kinds);
-  CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), "processing time") != NULL, "unstamped rc %d", rc);
-  schema.release(&schema);
+  push_fails(h, k3, v3, NULL, 1, "processing time");
   proctime_expect(h, 100, NULL, 0, 3);
   push_expect(h, k, v, NULL, NULL, 3, NULL, 0, 3);
   proctime_expect(h, 100, NULL, 0, 3);
