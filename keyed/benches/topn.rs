@@ -1,8 +1,12 @@
 //! Top-N: the borrowed-byte operator beside its owned-key variant (fresh
-//! `Vec<u8>` partition and sort keys per row, deep-copied emitted rows) and
-//! a plainly written scalar reference (owned `String` partition keys, a
-//! sorted `Vec` of cloned rows per partition, the top N cloned before and
-//! after every row and diffed), in one run.
+//! `Vec<u8>` partition and sort keys per row, deep-copied emitted rows), for
+//! the retracting ranker its owned-scalar variant (the seed's before-state,
+//! `TopN::set_scalar_ranker`: a `Vec` of owned scalars as partition key and
+//! as sort key per row, a scalar comparator over a `BTreeMap`, deep-cloned
+//! before/after top-N snapshots diffed per row) and a plainly written
+//! scalar reference (owned `String` partition keys, a sorted `Vec` of cloned
+//! rows per partition, the top N cloned before and after every row and
+//! diffed), in one run.
 //!
 //! 4,096-row batches over 1, 256 and 4,096 partitions. Each case first
 //! prints allocations per row (counting allocator below) and interleaved
@@ -46,12 +50,23 @@ fn batch(parts: usize, offset: i64, base: i64) -> RecordBatch {
     RecordBatch::try_from_iter([("p", p), ("s", s), ("id", id)]).unwrap()
 }
 
-fn topn(strategy: TopNStrategy, owned: bool, rank_number: bool) -> TopN {
+/// Which operator variant a bench runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Variant {
+    Borrowed,
+    Owned,
+    Scalar,
+}
+
+fn topn(strategy: TopNStrategy, variant: Variant, rank_number: bool) -> TopN {
     let mut o = TopNOptions::new(strategy, vec![SortColumn::asc(1)], N);
     o.output_rank_number = rank_number;
     let b = batch(1, 0, 0);
     let mut t = TopN::new(b.schema(), vec![0], o).unwrap();
-    t.set_owned_key_probe(owned);
+    t.set_owned_key_probe(variant == Variant::Owned);
+    if variant == Variant::Scalar {
+        t.set_scalar_ranker(true).unwrap();
+    }
     t
 }
 
@@ -100,7 +115,8 @@ fn retract(c: &mut Criterion) {
     for parts in PARTITIONS {
         let (pre, ins) = (batch(parts, 1, 0), batch(parts, 2, 0));
         let prefill: Vec<RecordBatch> = (0..8).map(|o| batch(parts, 10 + o, 0).slice(0, parts)).collect();
-        let mut ops: Vec<TopN> = [false, true].map(|owned| topn(TopNStrategy::Retract, owned, true)).into();
+        let variants = [Variant::Borrowed, Variant::Owned, Variant::Scalar];
+        let mut ops: Vec<TopN> = variants.map(|v| topn(TopNStrategy::Retract, v, true)).into();
         let mut model = Model::default();
         for b in prefill.iter().chain([&pre]) {
             for t in &mut ops {
@@ -109,20 +125,27 @@ fn retract(c: &mut Criterion) {
             model.step(b, RowKind::Insert);
         }
         let (ik, dk) = (vec![RowKind::Insert; ROWS], vec![RowKind::Delete; ROWS]);
-        let [borrowed, owned] = &mut ops[..] else { unreachable!() };
-        let mut run_b = || {
-            black_box(borrowed.process(&ins, &ik).unwrap());
-            black_box(borrowed.process(&ins, &dk).unwrap());
+        let [borrowed, owned, scalar] = &mut ops[..] else { unreachable!() };
+        // The before-state emits what the operator emits (state is back as
+        // it was after each `+I`/`-D` pair).
+        for k in [&ik, &dk] {
+            assert_eq!(borrowed.process(&ins, k).unwrap(), scalar.process(&ins, k).unwrap());
+        }
+        let run = |t: &mut TopN| {
+            black_box(t.process(&ins, &ik).unwrap());
+            black_box(t.process(&ins, &dk).unwrap());
         };
-        let mut run_o = || {
-            black_box(owned.process(&ins, &ik).unwrap());
-            black_box(owned.process(&ins, &dk).unwrap());
-        };
+        let mut run_b = || run(borrowed);
+        let mut run_o = || run(owned);
+        let mut run_s = || run(scalar);
         let mut run_m = || {
             model.step(&ins, RowKind::Insert);
             model.step(&ins, RowKind::Delete);
         };
-        g.compare(parts, &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("reference", &mut run_m)]);
+        g.compare(
+            parts,
+            &mut [("borrowed", &mut run_b), ("owned", &mut run_o), ("scalar", &mut run_s), ("reference", &mut run_m)],
+        );
     }
     g.finish();
 }
@@ -135,7 +158,8 @@ fn append_rejected(c: &mut Criterion) {
         let best: Vec<RecordBatch> = (0..3).map(|o| batch(parts, 3 + o, 0)).collect();
         let worse = batch(parts, 4, 10_000);
         let kinds = vec![RowKind::Insert; ROWS];
-        let mut ops: Vec<TopN> = [false, true].map(|owned| topn(TopNStrategy::AppendOnly, owned, false)).into();
+        let variants = [Variant::Borrowed, Variant::Owned];
+        let mut ops: Vec<TopN> = variants.map(|v| topn(TopNStrategy::AppendOnly, v, false)).into();
         for t in &mut ops {
             for b in &best {
                 t.process(b, &kinds).unwrap();

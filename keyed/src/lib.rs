@@ -49,6 +49,8 @@ pub mod over;
 mod payload;
 pub mod row_kind;
 mod rowtime;
+#[cfg(feature = "public_imp")]
+mod scalar_value;
 pub mod snapshot;
 pub mod state;
 pub mod topn;

@@ -442,6 +442,29 @@ proptest! {
         prop_assert_eq!(run_split(&mut t, &input, &splits), expected);
     }
 
+    /// The benches' seed before-state (`set_scalar_ranker`: scalar keys, a
+    /// scalar comparator, diffed top-N snapshots) emits exactly the model's
+    /// changelog, and so the operator's, for every retracting configuration.
+    #[test]
+    fn scalar_ranker_matches_the_model_and_the_operator(
+        cfg in arb_cfg().prop_map(|c| Cfg { strategy: TopNStrategy::Retract, start: c.start.min(c.end), ..c }),
+        ops in prop::collection::vec(arb_op(), 0..60),
+        splits in prop::collection::vec(1usize..9, 1..10),
+    ) {
+        let input = changelog_of(&ops, false);
+        let mut scalar = op(&cfg);
+        scalar.set_scalar_ranker(true).unwrap();
+        let mut model = Model { cfg: cfg.clone(), parts: Default::default(), seq: 0 };
+        let mut expected = Vec::new();
+        for (k, r) in &input {
+            model.step(*k, r, &mut expected);
+        }
+        let got = run_split(&mut scalar, &input, &splits);
+        prop_assert_eq!(&got, &expected);
+        prop_assert_eq!(got, run_split(&mut op(&cfg), &input, &splits));
+        prop_assert!(scalar.snapshot(KeyGroupRange::all(128)).is_err());
+    }
+
     /// A snapshot split by key-group ranges restores into operators that go
     /// on exactly as the original.
     #[test]

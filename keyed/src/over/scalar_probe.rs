@@ -9,43 +9,17 @@
 //! own (the batch's byte keys are encoded only when a key is new), so the
 //! accumulators, the output and every other cost are the borrowed fold's.
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type};
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::DataType;
+use arrow_array::RecordBatch;
 use hashbrown::HashMap;
 
 use super::OverAggregate;
 use crate::error::{invalid_arg, Result};
-
-/// One partition key value, owned.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Scalar {
-    Null,
-    Int(i64),
-    Str(String),
-}
+use crate::scalar_value::{scalar, Scalar};
 
 /// Scalar partition key → the key's slot in the operator's state.
 #[derive(Default)]
 pub(super) struct ScalarProbe {
     index: HashMap<Vec<Scalar>, u32>,
-}
-
-/// Row `i` of `col` as a scalar (the key types the benches use).
-fn scalar(col: &ArrayRef, i: usize) -> Result<Scalar> {
-    if col.is_null(i) {
-        return Ok(Scalar::Null);
-    }
-    Ok(match col.data_type() {
-        DataType::Utf8 => Scalar::Str(col.as_string::<i32>().value(i).to_owned()),
-        DataType::LargeUtf8 => Scalar::Str(col.as_string::<i64>().value(i).to_owned()),
-        DataType::Int64 => Scalar::Int(col.as_primitive::<Int64Type>().value(i)),
-        DataType::Int32 => Scalar::Int(col.as_primitive::<Int32Type>().value(i).into()),
-        DataType::Int16 => Scalar::Int(col.as_primitive::<Int16Type>().value(i).into()),
-        DataType::Int8 => Scalar::Int(col.as_primitive::<Int8Type>().value(i).into()),
-        other => return Err(invalid_arg(format!("the scalar key probe does not handle {other}"))),
-    })
 }
 
 impl OverAggregate {

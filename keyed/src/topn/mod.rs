@@ -46,6 +46,8 @@
 
 mod cost;
 mod rank;
+#[cfg(feature = "public_imp")]
+mod scalar_ranker;
 mod snap;
 mod sort_key;
 mod update;
@@ -181,6 +183,9 @@ pub struct TopN {
     emit_hint: usize,
     acct: Accounting,
     owned_key_probe: bool,
+    /// Benchmark-only scalar-keyed retracting ranker (`set_scalar_ranker`).
+    #[cfg(feature = "public_imp")]
+    scalar: Option<Box<scalar_ranker::ScalarRanker>>,
 }
 
 impl TopN {
@@ -262,6 +267,8 @@ impl TopN {
             arena: Bump::new(),
             emit_hint: 0,
             owned_key_probe: false,
+            #[cfg(feature = "public_imp")]
+            scalar: None,
         })
     }
 
@@ -278,12 +285,14 @@ impl TopN {
 
     /// Partitions in state.
     pub fn num_partitions(&self) -> usize {
-        self.parts.len() + self.ranked.len()
+        self.parts.len() + self.ranked.len() + self.scalar_counts().0
     }
 
     /// Rows in state over all partitions.
     pub fn num_rows(&self) -> usize {
-        self.parts.values().map(|p| p.rows).sum::<usize>() + self.ranked.values().map(|p| p.rows).sum::<usize>()
+        let rows =
+            self.parts.values().map(|p| p.rows).sum::<usize>() + self.ranked.values().map(|p| p.rows).sum::<usize>();
+        rows + self.scalar_counts().1
     }
 
     /// Retained state bytes (keys, stored rows, per-entry overhead estimates).
@@ -298,6 +307,45 @@ impl TopN {
     #[cfg(feature = "public_imp")]
     pub fn set_owned_key_probe(&mut self, on: bool) {
         self.owned_key_probe = on;
+    }
+
+    /// Benchmark- and test-only: run a retracting Top-N through the
+    /// scalar-keyed ranker of `topn/scalar_ranker.rs` (a `Vec` of owned
+    /// scalars as partition and sort key per row, a scalar comparator,
+    /// deep-cloned before/after top-N snapshots: the before-state the
+    /// byte-keyed ranker replaced), so the benches can compare both in one
+    /// run. Snapshots are refused while it is on; no state budget.
+    ///
+    /// # Errors
+    /// Another strategy than `Retract`, or rows already in state.
+    #[cfg(feature = "public_imp")]
+    pub fn set_scalar_ranker(&mut self, on: bool) -> Result<()> {
+        if self.opts.strategy != TopNStrategy::Retract || self.num_rows() != 0 {
+            return Err(invalid_arg("the scalar ranker is for a retracting Top-N without state"));
+        }
+        self.scalar = on.then(Box::default);
+        Ok(())
+    }
+
+    /// Partitions and rows of the benchmark-only scalar ranker.
+    #[cfg(feature = "public_imp")]
+    fn scalar_counts(&self) -> (usize, usize) {
+        self.scalar.as_ref().map_or((0, 0), |s| (s.num_partitions(), s.num_rows()))
+    }
+
+    #[cfg(not(feature = "public_imp"))]
+    fn scalar_counts(&self) -> (usize, usize) {
+        (0, 0)
+    }
+
+    /// Refuses snapshots while the benchmark-only scalar ranker holds the
+    /// state (it has no snapshot format).
+    fn check_snapshot_state(&self) -> Result<()> {
+        #[cfg(feature = "public_imp")]
+        if self.scalar.is_some() {
+            return Err(invalid_arg("the benchmark-only scalar ranker has no snapshots"));
+        }
+        Ok(())
     }
 
     fn uses_row_number_algorithm(&self) -> bool {
@@ -320,6 +368,10 @@ impl TopN {
         };
         if let Some(row) = row_kinds.iter().position(refused) {
             return Err(Error::UnexpectedRowKind { row, kind: row_kinds[row].to_byte(), operator: "TopN" });
+        }
+        #[cfg(feature = "public_imp")]
+        if self.scalar.is_some() {
+            return self.process_scalar(batch, row_kinds);
         }
         self.key_plan.fill(batch, &self.partition_columns, &mut self.block)?;
         if let Some(plan) = &self.row_key_plan {
@@ -375,21 +427,37 @@ impl TopN {
                 apply(parts, acct, opts, ranked_algo, &row, &mut out)?;
             }
         }
-        let cols = codec.decode(emits.iter().map(|e| &*e.row))?;
         let kinds: Vec<RowKind> = emits.iter().map(|e| e.kind).collect();
-        let mut cols = cols;
-        if opts.output_rank_number {
-            cols.push(Arc::new(Int64Array::from_iter_values(emits.iter().map(|e| e.rank as i64))));
+        *emit_hint = kinds.len();
+        let out = Self::output_of(
+            codec,
+            &self.output_schema,
+            opts.output_rank_number,
+            emits.iter().map(|e| &*e.row),
+            kinds,
+            emits.iter().map(|e| e.rank),
+        );
+        drop(emits);
+        out
+    }
+
+    /// The output batch of the emitted `rows` (decoded in one call), their
+    /// `kinds` and, with the rank column, their `ranks`.
+    fn output_of<'r>(
+        codec: &PayloadCodec,
+        schema: &SchemaRef,
+        rank_number: bool,
+        rows: impl Iterator<Item = &'r [u8]>,
+        kinds: Vec<RowKind>,
+        ranks: impl Iterator<Item = u64>,
+    ) -> Result<(RecordBatch, Vec<RowKind>)> {
+        let mut cols = codec.decode(rows)?;
+        if rank_number {
+            cols.push(Arc::new(Int64Array::from_iter_values(ranks.map(|r| r as i64))));
         }
         let n = kinds.len();
-        *emit_hint = n;
-        drop(emits);
-        let batch = RecordBatch::try_new_with_options(
-            self.output_schema.clone(),
-            cols,
-            &RecordBatchOptions::new().with_row_count(Some(n)),
-        )?;
-        Ok((batch, kinds))
+        let options = RecordBatchOptions::new().with_row_count(Some(n));
+        Ok((RecordBatch::try_new_with_options(schema.clone(), cols, &options)?, kinds))
     }
 }
 

@@ -47,8 +47,9 @@ impl TopN {
     /// Serialises the partitions whose key group is in `range`.
     ///
     /// # Errors
-    /// None today.
+    /// Only while the benchmark-only scalar ranker is on (`public_imp`).
     pub fn snapshot(&self, range: KeyGroupRange) -> Result<Vec<u8>> {
+        self.check_snapshot_state()?;
         if self.opts.strategy == TopNStrategy::Update {
             let entries = self.ranked.iter().map(|(k, v)| (&**k, v));
             return Ok(self.format.write(range, entries, write_ranked));
@@ -61,8 +62,9 @@ impl TopN {
     /// in one pass over the state; each restores on its own.
     ///
     /// # Errors
-    /// None today.
+    /// Only while the benchmark-only scalar ranker is on (`public_imp`).
     pub fn snapshot_key_groups(&self, range: KeyGroupRange) -> Result<Vec<(i32, Vec<u8>)>> {
+        self.check_snapshot_state()?;
         if self.opts.strategy == TopNStrategy::Update {
             let entries = self.ranked.iter().map(|(k, v)| (&**k, v));
             return Ok(self.format.write_by_key_group(range, entries, write_ranked));
@@ -79,6 +81,7 @@ impl TopN {
     /// order or more rows than the strategy keeps, a row key twice in an
     /// `Update` partition; a partition already in state; the state budget.
     pub fn restore(&mut self, bytes: &[u8], range: KeyGroupRange) -> Result<()> {
+        self.check_snapshot_state()?;
         let mut keys: Vec<(Box<[u8]>, usize)> = Vec::new();
         // Rows as byte ranges of `bytes` (the reader's offsets are offsets into it).
         let mut spans: Vec<(usize, usize)> = Vec::new();
