@@ -6,7 +6,9 @@
 //! Top-N (9 bytes for one BIGINT column) costs more than the compare
 //! itself. [`SortKey`] orders exactly as `[u8]` does (lexicographically,
 //! a prefix first) but compares 8 bytes at a time as big-endian words in
-//! line.
+//! line; the stored [`OwnedSortKey`] compares the same way (a new bucket's
+//! insert searches with it) and holds short keys inline, so creating a
+//! bucket does not allocate for its key.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
@@ -41,30 +43,72 @@ impl PartialOrd for SortKey {
     }
 }
 
+/// Keys up to this many bytes are held inline in an [`OwnedSortKey`].
+const INLINE: usize = 22;
+
 /// Owned sort-key bytes, the B-tree's key type (copied once, when a sort
-/// key first appears in a partition). Its derived order is `[u8]`'s, the
-/// same as [`SortKey`]'s (as `Borrow` requires); the searches compare
-/// through the borrowed [`SortKey`], so only an insert's own comparisons
-/// take the derived (`memcmp`) path.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct OwnedSortKey(Box<[u8]>);
+/// key first appears in a partition). A key of up to [`INLINE`] bytes (one
+/// or two numeric ORDER BY columns, a short string) is held in the B-tree
+/// slot itself, so a new sort key allocates nothing; a longer one is boxed.
+/// It orders exactly as [`SortKey`] (as `Borrow` requires), through the
+/// same inline comparison.
+#[derive(Debug)]
+pub(crate) enum OwnedSortKey {
+    Inline(u8, [u8; INLINE]),
+    Heap(Box<[u8]>),
+}
 
 impl OwnedSortKey {
     pub(crate) fn new(bytes: &[u8]) -> Self {
-        OwnedSortKey(Box::from(bytes))
+        if bytes.len() > INLINE {
+            return OwnedSortKey::Heap(Box::from(bytes));
+        }
+        let mut inline = [0u8; INLINE];
+        inline[..bytes.len()].copy_from_slice(bytes);
+        OwnedSortKey::Inline(bytes.len() as u8, inline)
+    }
+
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        match self {
+            OwnedSortKey::Inline(n, b) => &b[..*n as usize],
+            OwnedSortKey::Heap(b) => b,
+        }
     }
 
     /// Length in bytes.
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.bytes().len()
     }
 
     /// The key as the B-tree's lookup type.
     #[inline(always)]
     pub(crate) fn as_key(&self) -> &SortKey {
-        SortKey::new(&self.0)
+        SortKey::new(self.bytes())
     }
 }
+
+impl Ord for OwnedSortKey {
+    #[inline(always)]
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_bytes(self.bytes(), other.bytes())
+    }
+}
+
+impl PartialOrd for OwnedSortKey {
+    #[inline(always)]
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for OwnedSortKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for OwnedSortKey {}
 
 impl Borrow<SortKey> for OwnedSortKey {
     #[inline(always)]
@@ -104,12 +148,16 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Orders exactly as `[u8]` does, whatever the lengths.
+        /// Orders exactly as `[u8]` does, whatever the lengths (inline and boxed
+        /// owned keys alike).
         #[test]
-        fn orders_as_byte_slices(a in prop::collection::vec(0u8..4, 0..20), b in prop::collection::vec(0u8..4, 0..20)) {
+        fn orders_as_byte_slices(a in prop::collection::vec(0u8..4, 0..40), b in prop::collection::vec(0u8..4, 0..40)) {
             prop_assert_eq!(cmp_bytes(&a, &b), a.cmp(&b));
             prop_assert_eq!(SortKey::new(&a).cmp(SortKey::new(&b)), a.cmp(&b));
-            prop_assert_eq!(OwnedSortKey::new(&a).cmp(&OwnedSortKey::new(&b)), a.cmp(&b));
+            let (oa, ob) = (OwnedSortKey::new(&a), OwnedSortKey::new(&b));
+            prop_assert_eq!(oa.cmp(&ob), a.cmp(&b));
+            prop_assert_eq!(oa == ob, a == b);
+            prop_assert_eq!((oa.len(), oa.as_key()), (a.len(), SortKey::new(&a)));
         }
     }
 }
