@@ -11,6 +11,8 @@ use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use sluice_kernels::alloc_count::count_allocs;
 
 /// `rows` VARCHAR partition keys `partition-<i % parts>` (11–14 bytes).
+/// (The window bench keys its rows its own way.)
+#[allow(dead_code)]
 pub fn partitions(rows: usize, parts: usize) -> ArrayRef {
     Arc::new(StringArray::from((0..rows).map(|i| format!("partition-{}", i % parts)).collect::<Vec<_>>()))
 }
