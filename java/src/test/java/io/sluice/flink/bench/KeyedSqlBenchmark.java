@@ -38,7 +38,10 @@ import io.sluice.flink.TestSupport;
  * <p>System properties: {@code -Dsluice.bench.only=<label prefix>} runs only the cases whose
  * label starts with it ({@code _} for a space, e.g. {@code dedup-last_65536}),
  * {@code -Dsluice.bench.plan=true} prints each plan, {@code -Dsluice.bench.task-cpu=true} prints
- * each task thread's CPU time per row ({@link TaskCpu}: which thread bounds the job).
+ * each task thread's CPU time per row ({@link TaskCpu}: which thread bounds the job),
+ * {@code -Dsluice.bench.batch-size=<rows>} sets {@code sluice.batch-size} (default 8192): a smaller
+ * batch makes the native operator's bursts shorter, which matters when the source chain, not the
+ * operator, bounds the job.
  *
  * <pre>
  *   scripts/java-bench.sh keyed-sql [rows] [pairs]
@@ -131,8 +134,8 @@ public final class KeyedSqlBenchmark {
         StreamExecutionEnvironment env = SqlPairs.env();
         boolean dedup = which.startsWith("dedup");
         // a dedup the cost rule keeps stock is still measured native (what the rule decided against)
-        StreamTableEnvironment tEnv = dedup ? TestSupport.tableEnv(env, installed, "sluice.cost.enabled", "false")
-                : TestSupport.tableEnv(env, installed);
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed, "sluice.cost.enabled", dedup ? "false" : "true",
+                "sluice.batch-size", System.getProperty("sluice.bench.batch-size", "8192"));
         String sql;
         String node;
         if (!dedup) {
