@@ -11,7 +11,10 @@
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
 #   scripts/java-bench.sh keyed-sql 2000000 3   plain SQL stock vs Sluice.install: GROUP BY over 50 / 65,536 /
-#                                               all-distinct keys, keep-last dedup (KeyedSqlBenchmark)
+#                                               all-distinct keys; dedup keep-last and keep-first by proctime,
+#                                               keep-last by rowtime (KeyedSqlBenchmark; -Dsluice.bench.only=dedup
+#                                               in SLUICE_BENCH_JAVA_OPTS for some cases, -Dsluice.bench.task-cpu=true
+#                                               for each task thread's CPU per row)
 #   scripts/java-bench.sh join-sql 2000000 3    plain SQL INNER join of two insert-only streams on a string key,
 #                                               stock vs installed with the join on (JoinSqlBenchmark)
 #   scripts/java-bench.sh over-sql 2000000 3    plain SQL running COUNT/SUM OVER per key (proctime, rowtime;

@@ -142,8 +142,12 @@ final class SqlPairs {
             throw new IllegalStateException(node + " is not native: " + Sluice.explain(tEnv, sql).text());
         }
         long t0 = System.nanoTime();
+        TaskCpu cpu = TaskCpu.startIfAsked();
         tEnv.executeSql(sql).await();
         long end = System.nanoTime();
+        if (cpu != null) {
+            cpu.stopAndPrint(installed ? "installed" : "stock", rows);
+        }
         long first = firstRowNanos.getAsLong();
         long start = first < t0 ? t0 : first;
         return rows / ((end - start) / 1e9);

@@ -62,7 +62,8 @@ public final class DeduplicateSubstitution {
             order = "rowtime(" + rowtime + ")";
         }
         // the order column is a time attribute, never a string
-        reason = CostRule.decline(ctx, CostRule.payload(in, d.keys()), CostRule.Work.DEDUPLICATE);
+        reason = CostRule.decline(ctx, CostRule.payload(in, d.keys()), d.keepLast() && !d.rowtime()
+                ? CostRule.Work.DEDUPLICATE_KEEP_LAST_PROCTIME : CostRule.Work.DEDUPLICATE);
         if (reason != null) {
             return Match.stock(reason);
         }
