@@ -4,14 +4,17 @@
 
 scripts/deploy-test.sh uses it where the SQL client cannot run (Flink 1.20.4: neither the wheel
 nor Maven Central serves its opt/flink-sql-gateway jar), so the same unchanged job.sql runs there
-too. The script is split into statements at a ';' ending a line; lines starting with '--' are
-comments. `SET 'key' = 'value'` sets the table configuration (the SQL client does the same;
-TableEnvironment.execute_sql does not take SET on Flink 1.20), every other statement goes to
-execute_sql: EXPLAIN prints the plan, INSERT waits for its job when 'table.dml-sync' is 'true'.
+too. Like the SQL client, it starts from the Flink configuration file ($FLINK_CONF_DIR/config.yaml,
+read by Flink's GlobalConfiguration in the gateway; PyFlink's TableEnvironment.create alone does not
+apply it). The script is split into statements at a ';' ending a line; lines starting with '--' are
+comments. `SET 'key' = 'value'` sets the table configuration (the SQL client handles SET itself too),
+every other statement goes to execute_sql: EXPLAIN prints the plan, INSERT waits for its job when 'table.dml-sync' is 'true'.
 """
 import re
 import sys
 
+from pyflink.common import Configuration
+from pyflink.java_gateway import get_gateway
 from pyflink.table import EnvironmentSettings, TableEnvironment
 
 SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.IGNORECASE | re.DOTALL)
@@ -36,7 +39,10 @@ def statements(text):
 def main(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    flink_conf = get_gateway().jvm.org.apache.flink.configuration.GlobalConfiguration.loadConfiguration()
+    settings = EnvironmentSettings.new_instance().in_streaming_mode() \
+        .with_configuration(Configuration(j_configuration=flink_conf)).build()
+    t_env = TableEnvironment.create(settings)
     for stmt in statements(text):
         setting = SET.match(stmt)
         if setting:
