@@ -50,7 +50,7 @@ if [ -f java/pom.xml ]; then
 fi
 
 if [ -x scripts/deploy-test.sh ] && [ "${DEPLOY:-1}" != 0 ]; then
-    step "Deployment: sluice's jars in a Flink 2.x distribution's lib/, unchanged SQL through the SQL client"
+    step "Deployment: sluice's jars in a Flink 2.x distribution's lib/, unchanged SQL through the SQL client and PyFlink"
     # Uses the libsluice scripts/java.sh staged; DEPLOY=0 skips it.
     scripts/deploy-test.sh flink-2
 fi

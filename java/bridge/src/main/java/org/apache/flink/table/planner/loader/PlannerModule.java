@@ -26,11 +26,13 @@ import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 
 /**
- * sluice's stand-in for Flink's planner loader entry, the one class of the bridge jar (java/README.md,
- * "Deploying: lib/ and PyFlink"). It sits in {@code lib/} ahead of Flink's class of the same name
- * and keeps its contract: Flink's {@code DelegatePlannerFactory} and {@code DelegateExecutorFactory}
- * (still Flink's own, in {@code flink-table-planner-loader}) call {@link #getInstance()},
- * {@link #loadPlannerFactory()}, {@link #loadExecutorFactory()} and {@link #addUrlToClassLoader}.
+ * sluice's stand-in for Flink's planner loader entry, the one Flink class of the bridge jar
+ * (java/README.md, "Deploying: lib/ and PyFlink"). It sits in {@code lib/} ahead of Flink's class
+ * of the same name (name order, as Flink's scripts build the class path; in any order with the jar
+ * as a Java agent, {@code io.sluice.flink.bridge.BridgeAgent}) and keeps its contract: Flink's
+ * {@code DelegatePlannerFactory} and {@code DelegateExecutorFactory} (still Flink's own, in
+ * {@code flink-table-planner-loader}) call {@link #getInstance()}, {@link #loadPlannerFactory()},
+ * {@link #loadExecutorFactory()} and {@link #addUrlToClassLoader}.
  *
  * <p>Like Flink's, it extracts the planner jar that {@code flink-table-planner-loader} carries as the
  * resource {@value #PLANNER_JAR} and loads it in a {@link ComponentClassLoader} (Flink's classes
@@ -50,6 +52,12 @@ public class PlannerModule {
     static final String PLANNER_JAR = "flink-table-planner.jar";
     private static final String SLUICE_FACTORY = "io.sluice.flink.planner.SluicePlannerFactory";
     private static final String BRIDGE_PROPERTIES = "sluice-bridge.properties";
+
+    /**
+     * Marks this class as the bridge's: {@code io.sluice.flink.bridge.BridgeCheck} looks for this field
+     * to tell whether the JVM defined it or Flink's class of the same name.
+     */
+    static final boolean SLUICE_BRIDGE = true;
 
     /** Loaded from lib/ (the owner) first: logging, and what flink-table-runtime ships. */
     private static final String[] OWNER_FIRST = Stream.concat(Arrays.stream(CoreOptions.PARENT_FIRST_LOGGING_PATTERNS),
