@@ -14,6 +14,7 @@
 //! just the same.
 
 pub mod eval;
+pub mod filter;
 pub mod input;
 pub mod spec;
 
@@ -26,7 +27,8 @@ use sluice_transpose::{FlinkType, RowConverter, RowKind};
 use crate::error::{Error, Result};
 use eval::{Bound, Inputs};
 
-/// A compiled projection list with its converters.
+/// A compiled projection list with its converters, and optionally a WHERE
+/// ([`filter`]) evaluated before the projections.
 #[derive(Debug)]
 pub struct CalcProgram {
     input: RowConverter,
@@ -35,6 +37,10 @@ pub struct CalcProgram {
     out_names: Vec<String>,
     out_types: Vec<FlinkType>,
     kinds: Vec<RowKind>,
+    /// The RowKinds of the rows a filter keeps ([`filter`]).
+    kept_kinds: Vec<RowKind>,
+    /// Output columns that filter the rows ([`filter`]); empty: none.
+    filters: Vec<usize>,
     /// Input fields some expression reads; only these are decoded.
     needed: Vec<bool>,
     /// One repeated-value encode cache per input field, for columns that
@@ -120,6 +126,8 @@ impl CalcProgram {
             out_names,
             out_types,
             kinds: Vec::new(),
+            kept_kinds: Vec::new(),
+            filters: Vec::new(),
             needed,
             utf16_caches: Vec::new(),
         })

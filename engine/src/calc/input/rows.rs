@@ -1,7 +1,7 @@
 //! The Calc over Flink rows in heap segments: entry transpose (only the
 //! fields the expressions read), projection, exit transpose.
 
-use sluice_transpose::{NullLayout, RowAddress, RowKind, Rows};
+use sluice_transpose::{RowAddress, RowKind, Rows};
 
 use crate::calc::CalcProgram;
 use crate::error::Result;
@@ -18,8 +18,6 @@ impl CalcProgram {
         // Only the columns the expressions read are decoded (a wide row's
         // other strings are never copied); the rest are placeholders.
         let batch = self.input.rows_to_batch_segments_projected(segments, rows, &mut self.kinds, &self.needed)?;
-        let projected = self.eval(&batch)?;
-        self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
-        Ok(())
+        self.project_into(&batch, &[], out)
     }
 }
