@@ -39,8 +39,18 @@ impl CalcProgram {
     /// other columns are computed only for such rows (module docs).
     ///
     /// # Errors
-    /// [`Error::Bind`] for a column out of range, listed twice, or not BOOLEAN.
+    /// As [`Self::set_filters`].
     pub fn with_filters(mut self, filters: &[usize]) -> Result<Self> {
+        self.set_filters(filters)?;
+        Ok(self)
+    }
+
+    /// As [`Self::with_filters`], in place (an empty list: no WHERE).
+    ///
+    /// # Errors
+    /// [`Error::Bind`] for a column out of range, listed twice, or not
+    /// BOOLEAN; the program is then unchanged.
+    pub fn set_filters(&mut self, filters: &[usize]) -> Result<()> {
         let mut seen = vec![false; self.exprs.len()];
         for &f in filters {
             let (Some(t), Some(s)) = (self.out_types.get(f), seen.get_mut(f)) else {
@@ -55,7 +65,7 @@ impl CalcProgram {
             *s = true;
         }
         self.filters = filters.to_vec();
-        Ok(self)
+        Ok(())
     }
 
     /// The output columns that filter ([`Self::with_filters`]).
