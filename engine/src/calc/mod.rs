@@ -7,6 +7,9 @@
 //! runs: rows → Arrow (one copy per string, from the row into the Arrow
 //! values buffer) → kernels → rows (one copy per output string).
 //!
+//! With filters ([`filter`], a native WHERE), the filter expressions run
+//! first and the others only over the rows that pass, as in Flink's Calc.
+//!
 //! The program takes its input in one of three ways ([`input`]): Flink rows
 //! in heap segments, rows whose strings arrive as UTF-16, or borrowed
 //! column arrays. The Java operators (through the JNI binding) use all

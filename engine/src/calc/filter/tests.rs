@@ -76,7 +76,7 @@ fn keeps_only_rows_whose_filters_are_all_true_with_their_kinds() {
 /// Flink's Calc evaluates its projections only for rows that pass.
 #[test]
 fn projections_are_not_evaluated_on_dropped_rows() {
-    let e = run(&["s LIKE '%x%'", "sha2(s, w)"], &[]).err().expect("without the filter, row 3 fails");
+    let e = run(&["s LIKE '%x%'", "sha2(s, w)"], &[]).expect_err("without the filter, row 3 fails");
     assert!(e.to_string().contains("SHA-7 MessageDigest not available"), "{e}");
     let (out, prog) = run(&["s LIKE '%x%'", "sha2(s, w)"], &[0]).unwrap();
     let (at, b, _) = kept(&out, &prog);
@@ -95,7 +95,7 @@ fn no_kept_row_gives_only_empty_entries() {
 
 #[test]
 fn filters_must_be_distinct_boolean_columns() {
-    let err = |f: &[usize]| run(&["s LIKE 'a%'", "md5(s)"], f).err().expect("refused").to_string();
+    let err = |f: &[usize]| run(&["s LIKE 'a%'", "md5(s)"], f).expect_err("refused").to_string();
     assert_eq!(err(&[1]), "filter column 1 is CHAR(32), not BOOLEAN");
     assert_eq!(err(&[2]), "filter column 2 of 2 output columns");
     assert_eq!(err(&[0, 0]), "filter column 0 listed twice");

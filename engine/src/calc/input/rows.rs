@@ -8,7 +8,8 @@ use crate::error::Result;
 
 impl CalcProgram {
     /// Rows in (in heap segments, as `io.sluice.jni.RowBatch` hands them
-    /// over) → projected rows out, RowKinds preserved.
+    /// over) → projected rows out, RowKinds preserved (with filters, one
+    /// entry per input row, a dropped row empty: [`crate::calc::filter`]).
     ///
     /// # Errors
     /// Malformed rows, kernel errors.
