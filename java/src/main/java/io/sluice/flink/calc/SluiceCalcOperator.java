@@ -68,12 +68,15 @@ import io.sluice.jni.RowBlock;
  * <p><b>Column handover</b> ({@code columnHandover},
  * {@code sluice.calc.column-handover}, on by default). When every input field
  * the program reads has a type {@link ColumnBatch} carries (strings,
- * VARBINARY, the fixed-width numeric types, DATE), a {@code BinaryRowData}
- * row is not gathered: its read fields are copied straight into per-column
- * arrays, which native code borrows without copying, so each string is
- * copied once in all (row → column array; {@code bytesCopied} counts those
- * bytes). Other rows take the gather path; the buffered batch is flushed when
- * the path changes, keeping order.
+ * VARBINARY, the fixed-width numeric types, DATE), a row is not gathered:
+ * its read fields are copied straight into per-column arrays, which native
+ * code borrows without copying, so each string is copied once in all (row →
+ * column array; {@code bytesCopied} counts those bytes). That holds for a
+ * {@code BinaryRowData} and for any other row (e.g. a {@code GenericRowData}
+ * with String-backed strings, whose fields the gather path would first write
+ * as a whole binary row), except that with {@code utf16Strings} on a row
+ * that is not binary takes the UTF-16 way. The buffered batch is flushed
+ * when the path changes, keeping order.
  *
  * <p><b>Native WHERE</b> ({@code filters}, the planner's split of a Calc
  * whose WHERE has native conjuncts): those BOOLEAN output columns filter in
@@ -268,11 +271,13 @@ public class SluiceCalcOperator extends NativeBatchOperator {
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
-        if (columns != null && row instanceof BinaryRowData) {
+        // Rows that are not binary take the UTF-16 way when it is on (a batch whose first row is
+        // such a row), else the column handover too.
+        if (columns != null && (utf16 == null || row instanceof BinaryRowData)) {
             if (batch().numRows() > 0) {
                 flush(); // keep input order across the two paths
             }
-            countCopied(columns.add((BinaryRowData) row));
+            countCopied(columns.add(row));
             buffered(element, columns.numRows() - 1);
             return;
         }
