@@ -8,6 +8,9 @@
 #   scripts/java-bench.sh 2000000 3 1 curve=32,128,512,2048,8192   only the batch-size curve, at these sizes
 #   SLUICE_BENCH_JAVA_OPTS=-Dsluice.bench.column-handover=false scripts/java-bench.sh (gather path)
 #   SLUICE_BENCH_JAVA_OPTS=-Dsluice.bench.object-reuse=true scripts/java-bench.sh     (both sides with object reuse)
+#   scripts/java-bench.sh calc-shapes 2000000 3 1   the CalcBenchmark table (nocurve, task-thread CPU time) for
+#                                               BinaryRowData and String-backed rows (-Dsluice.bench.input) on
+#                                               Flink 1.20 and 2.x, one after the other
 #   scripts/java-bench.sh micro                 CalcNative.process alone (no Flink job)
 #   scripts/java-bench.sh keyed 2000000 3       GROUP BY (65,536 keys) and keep-last dedup (KeyedBenchmark)
 #   scripts/java-bench.sh keyed-sql 2000000 3   plain SQL stock vs Sluice.install: GROUP BY over 50 / 65,536 /
@@ -27,6 +30,17 @@
 #   scripts/java-bench.sh lazy [ascii|mixed]    lazy (String-backed) strings into the Calc, per representation
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = calc-shapes ]; then
+    shift
+    for line in flink-1.20 flink-2; do
+        for input in binary string; do
+            echo "== CalcBenchmark: $line, $input rows"
+            FLINK_LINE=$line SLUICE_BENCH_JAVA_OPTS="-Dsluice.bench.cpu=true -Dsluice.bench.input=$input ${SLUICE_BENCH_JAVA_OPTS:-}" \
+                scripts/java-bench.sh "${1:-2000000}" "${2:-3}" "${3:-1}" nocurve
+        done
+    done
+    exit 0
+fi
 . scripts/env.sh
 stage_libsluice
 java_test_classpath "${FLINK_LINE:-flink-1.20}"

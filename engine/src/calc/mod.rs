@@ -7,6 +7,9 @@
 //! runs: rows → Arrow (one copy per string, from the row into the Arrow
 //! values buffer) → kernels → rows (one copy per output string).
 //!
+//! With filters ([`filter`], a native WHERE), the filter expressions run
+//! first and the others only over the rows that pass, as in Flink's Calc.
+//!
 //! The program takes its input in one of three ways ([`input`]): Flink rows
 //! in heap segments, rows whose strings arrive as UTF-16, or borrowed
 //! column arrays. The Java operators (through the JNI binding) use all
@@ -14,6 +17,7 @@
 //! just the same.
 
 pub mod eval;
+pub mod filter;
 pub mod input;
 pub mod spec;
 
@@ -26,7 +30,8 @@ use sluice_transpose::{FlinkType, RowConverter, RowKind};
 use crate::error::{Error, Result};
 use eval::{Bound, Inputs};
 
-/// A compiled projection list with its converters.
+/// A compiled projection list with its converters, and optionally a WHERE
+/// ([`filter`]) evaluated before the projections.
 #[derive(Debug)]
 pub struct CalcProgram {
     input: RowConverter,
@@ -35,6 +40,10 @@ pub struct CalcProgram {
     out_names: Vec<String>,
     out_types: Vec<FlinkType>,
     kinds: Vec<RowKind>,
+    /// The RowKinds of the rows a filter keeps ([`filter`]).
+    kept_kinds: Vec<RowKind>,
+    /// Output columns that filter the rows ([`filter`]); empty: none.
+    filters: Vec<usize>,
     /// Input fields some expression reads; only these are decoded.
     needed: Vec<bool>,
     /// One repeated-value encode cache per input field, for columns that
@@ -120,6 +129,8 @@ impl CalcProgram {
             out_names,
             out_types,
             kinds: Vec::new(),
+            kept_kinds: Vec::new(),
+            filters: Vec::new(),
             needed,
             utf16_caches: Vec::new(),
         })

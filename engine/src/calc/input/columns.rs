@@ -28,7 +28,7 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field};
-use sluice_transpose::{NullLayout, RowKind, Rows};
+use sluice_transpose::{RowKind, Rows};
 
 use crate::calc::CalcProgram;
 use crate::error::{Error, Result};
@@ -377,9 +377,7 @@ impl CalcProgram {
                 cols,
                 &RecordBatchOptions::new().with_row_count(Some(n)),
             )?;
-            let projected = self.eval(&batch)?;
-            self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
-            Ok(())
+            self.project_into(&batch, &[], out)
         })();
         drop(arrays);
         if Arc::strong_count(&owner) != 1 {

@@ -17,7 +17,7 @@
 
 use sluice_kernels::encode::{CachedEncoder, EncodeCacheStats};
 use sluice_transpose::lazy_strings::Utf16Column;
-use sluice_transpose::{NullLayout, RowAddress, RowKind, Rows};
+use sluice_transpose::{RowAddress, RowKind, Rows};
 
 use crate::calc::CalcProgram;
 use crate::error::{Error, Result};
@@ -64,9 +64,7 @@ impl CalcProgram {
         let batch = decoded?;
         // REPLACE / SPLIT_INDEX / LIKE see these columns' unpaired
         // surrogates, as Flink's String-based evaluation does.
-        let projected = self.eval_with_utf16(&batch, columns)?;
-        self.output.batch_to_rows_into(&projected, Some(&self.kinds), NullLayout::Serializer, out)?;
-        Ok(())
+        self.project_into(&batch, columns, out)
     }
 
     /// The counters of input field `field`'s UTF-16 encode cache (hits,

@@ -14,7 +14,7 @@
 mod columns;
 mod utf16;
 
-use jni::objects::JObjectArray;
+use jni::objects::{JIntArray, JObjectArray};
 use jni::sys::{jlong, jobject, jobjectArray};
 use sluice_engine::calc::CalcProgram;
 use sluice_transpose::{FlinkType, Rows};
@@ -98,6 +98,28 @@ jni_entry! {
     fn Java_io_sluice_jni_CalcNative_outputNames(env, h: &mut CalcHandle) -> jobjectArray
     = ("CalcNative.outputNames", std::ptr::null_mut()) {
         string_array(&mut env, h.program.output_names().iter().cloned())
+    }
+}
+
+jni_entry! {
+    /// `static native void setFilters(long handle, int[] columns)`: the
+    /// output columns (BOOLEAN) that are the WHERE; the program then
+    /// projects only the rows where all are TRUE, and the returned blocks
+    /// hold an empty row for each dropped row
+    /// ([`sluice_engine::calc::filter`]).
+    fn Java_io_sluice_jni_CalcNative_setFilters(env, h: &mut CalcHandle, columns: JIntArray<'l>)
+    = ("CalcNative.setFilters", ()) {
+        if columns.is_null() {
+            return Err(FfiError::null("columns"));
+        }
+        let n = env.get_array_length(&columns)? as usize;
+        let mut ints = vec![0i32; n];
+        env.get_int_array_region(&columns, 0, &mut ints)?;
+        let cols = ints
+            .iter()
+            .map(|&c| usize::try_from(c).map_err(|_| FfiError::invalid(format!("filter column {c} is negative"))))
+            .collect::<FfiResult<Vec<usize>>>()?;
+        Ok(h.program.set_filters(&cols)?)
     }
 }
 

@@ -163,14 +163,15 @@ public final class SluiceOptions {
                     + "instead of through Flink's row writer (JDK getBytes). Off: measured no faster on JDK 17.");
 
     /**
-     * Calc: rows that are {@code BinaryRowData} hand the fields the program reads to native code
-     * as column arrays (one copy per string) when every read field's type allows it; false
-     * gathers every row whole, as rows of other types always are. Both give the same results;
-     * the switch exists to compare the two paths (benches/RESULTS.md, "Java handover").
+     * Calc: rows hand the fields the program reads to native code as column arrays (one copy per
+     * string) when every read field's type allows it (rows that are not {@code BinaryRowData}
+     * take the UTF-16 way instead while {@link #CALC_UTF16_STRINGS} is on); false gathers every
+     * row whole. Both give the same results; the switch exists to compare the two paths
+     * (benches/RESULTS.md, "Java handover").
      */
     public static final ConfigOption<Boolean> CALC_COLUMN_HANDOVER = ConfigOptions.key("sluice.calc.column-handover")
             .booleanType().defaultValue(true)
-            .withDescription("Native Calc: copy the read fields of binary rows into column arrays that native code "
+            .withDescription("Native Calc: copy the read fields of each row into column arrays that native code "
                     + "borrows (one copy per string); false gathers whole rows. Same results either way.");
 
     /**

@@ -47,10 +47,25 @@ public final class CalcNative extends NativeHandle {
     }
 
     /**
+     * Makes output columns {@code columns} (BOOLEAN expressions, e.g. the conjuncts of a WHERE)
+     * the program's filter: a row is output only if all of them are TRUE (FALSE and NULL drop it,
+     * as in Flink's Calc), and every other column is computed only for the rows that pass
+     * (engine/src/calc/filter.rs). The blocks returned afterwards still hold one row per input
+     * row; a dropped row is an empty one ({@code offsets[i] == offsets[i + 1]}).
+     *
+     * @param columns the filter columns; none: no filter
+     * @throws SluiceException for a column out of range, listed twice or not BOOLEAN
+     */
+    public void filter(int... columns) {
+        setFilters(address(), columns);
+    }
+
+    /**
      * Projects one batch.
      *
      * @param batch the input rows
-     * @return the output rows, one per input row, RowKinds preserved
+     * @return the output rows, one per input row (empty for a row the {@link #filter} drops),
+     *     RowKinds preserved
      * @throws SluiceException on malformed rows or a run-time error stock Flink
      *     also raises (e.g. {@code SHA-7 MessageDigest not available})
      */
@@ -67,7 +82,8 @@ public final class CalcNative extends NativeHandle {
      *
      * @param batch the input rows (same count as {@code strings.numRows()})
      * @param strings the UTF-16 columns
-     * @return the output rows, one per input row, RowKinds preserved
+     * @return the output rows, one per input row (empty for a row the {@link #filter} drops),
+     *     RowKinds preserved
      * @throws SluiceException as {@link #process(RowBatch)}, or for a listed
      *     field that is not CHAR / VARCHAR or mismatched row counts
      */
@@ -101,7 +117,8 @@ public final class CalcNative extends NativeHandle {
      * for the call, not copied).
      *
      * @param batch the input columns, as {@link #columnKinds()} asks
-     * @return the output rows, one per input row, RowKinds preserved
+     * @return the output rows, one per input row (empty for a row the {@link #filter} drops),
+     *     RowKinds preserved
      * @throws SluiceException as {@link #process}, or when a column is missing or mistyped
      */
     public RowBlock processColumns(ColumnBatch batch) {
@@ -110,6 +127,8 @@ public final class CalcNative extends NativeHandle {
     }
 
     private static native int[] columnKinds(long handle);
+
+    private static native void setFilters(long handle, int[] columns);
 
     private static native RowBlock processColumns(long handle, int[] fields, Object[] values, Object[] offsets,
             Object[] nulls, byte[] rowKinds, int numRows);

@@ -4,7 +4,10 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 
 /**
@@ -144,12 +147,17 @@ public final class ColumnBatch {
 
     /**
      * Copies the carried fields of {@code row} into the batch; the row is not
-     * referenced afterwards (object reuse is safe).
+     * referenced afterwards (object reuse is safe). A {@code BinaryRowData}'s
+     * strings are copied from its bytes; any other row's (e.g. a
+     * {@code GenericRowData} from {@code fromDataStream}) from its
+     * {@code BinaryStringData}, encoded by Flink's own encoder first if it
+     * still holds only a {@code java.lang.String} (as Flink's serializer and
+     * its chained-hop copy do).
      *
      * @param row the row
      * @return bytes copied (string bytes plus fixed-width values)
      */
-    public int add(BinaryRowData row) {
+    public int add(RowData row) {
         if (numRows == capacity) {
             grow();
         }
@@ -202,13 +210,42 @@ public final class ColumnBatch {
     }
 
     /** Appends field {@code f}'s string / binary bytes to column {@code j}; returns bytes copied. */
-    private int addBytes(int j, int r, BinaryRowData row, int f, boolean isNull) {
+    private int addBytes(int j, int r, RowData row, int f, boolean isNull) {
         int[] offs = (int[]) offsets[j];
         int pos = used[j];
         if (isNull) {
             offs[r + 1] = pos;
             return 0;
         }
+        int len = row instanceof BinaryRowData ? addBinaryRowBytes(j, pos, (BinaryRowData) row, f)
+                : addFieldBytes(j, pos, row, f);
+        used[j] = pos + len;
+        offs[r + 1] = pos + len;
+        return len;
+    }
+
+    /** Copies a field of a non-binary row: its string's UTF-8 bytes, or its byte[]. */
+    private int addFieldBytes(int j, int pos, RowData row, int f) {
+        if (kinds[j] == BINARY) {
+            byte[] b = row.getBinary(f);
+            System.arraycopy(b, 0, ensure(j, pos + b.length), pos, b.length);
+            return b.length;
+        }
+        StringData s = row.getString(f);
+        if (!(s instanceof BinaryStringData)) {
+            byte[] b = s.toBytes();
+            System.arraycopy(b, 0, ensure(j, pos + b.length), pos, b.length);
+            return b.length;
+        }
+        BinaryStringData bs = (BinaryStringData) s;
+        bs.ensureMaterialized();
+        int len = bs.getSizeInBytes();
+        BinarySegmentUtils.copyToBytes(bs.getSegments(), bs.getOffset(), ensure(j, pos + len), pos, len);
+        return len;
+    }
+
+    /** Copies a string / binary field of a binary row from the row's bytes. */
+    private int addBinaryRowBytes(int j, int pos, BinaryRowData row, int f) {
         long slot = row.getLong(f);
         int len;
         if (slot < 0) {
@@ -236,8 +273,6 @@ public final class ColumnBatch {
                 BinarySegmentUtils.copyToBytes(segs, at, vals, pos, len);
             }
         }
-        used[j] = pos + len;
-        offs[r + 1] = pos + len;
         return len;
     }
 

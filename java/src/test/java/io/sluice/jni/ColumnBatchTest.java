@@ -13,6 +13,7 @@ import java.util.Random;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -132,6 +133,29 @@ class ColumnBatchTest {
                 assertTrue(cols.bytesCopied() >= strBytes);
                 assertSameRows(calc.process(batch), calc.processColumns(cols), 1000);
             }
+        }
+    }
+
+    /** Generic rows (String-backed strings, as from {@code fromDataStream}) through the columns. */
+    @Test
+    void genericRowsGiveTheSameRowsAsTheRowPath() {
+        List<BinaryRowData> rows = rows(1000, 7);
+        try (CalcNative calc = new CalcNative(NAMES, typeStrings(), EXPRS, null)) {
+            ColumnBatch cols = batchFor(calc, 8);
+            RowBatch batch = new RowBatch(1000);
+            long strBytes = 0;
+            for (BinaryRowData r : rows) {
+                assertTrue(batch.add(r));
+                GenericRowData g = new GenericRowData(r.getRowKind(), TYPES.length);
+                for (int f = 0; f < TYPES.length; f++) {
+                    Object v = RowData.createFieldGetter(TYPES[f], f).getFieldOrNull(r);
+                    g.setField(f, v instanceof StringData ? StringData.fromString(v.toString()) : v);
+                }
+                cols.add(g);
+                strBytes += r.isNullAt(0) ? 0 : r.getString(0).toBytes().length;
+            }
+            assertTrue(cols.bytesCopied() >= strBytes);
+            assertSameRows(calc.process(batch), calc.processColumns(cols), 1000);
         }
     }
 

@@ -68,12 +68,22 @@ import io.sluice.jni.RowBlock;
  * <p><b>Column handover</b> ({@code columnHandover},
  * {@code sluice.calc.column-handover}, on by default). When every input field
  * the program reads has a type {@link ColumnBatch} carries (strings,
- * VARBINARY, the fixed-width numeric types, DATE), a {@code BinaryRowData}
- * row is not gathered: its read fields are copied straight into per-column
- * arrays, which native code borrows without copying, so each string is
- * copied once in all (row → column array; {@code bytesCopied} counts those
- * bytes). Other rows take the gather path; the buffered batch is flushed when
- * the path changes, keeping order.
+ * VARBINARY, the fixed-width numeric types, DATE), a row is not gathered:
+ * its read fields are copied straight into per-column arrays, which native
+ * code borrows without copying, so each string is copied once in all (row →
+ * column array; {@code bytesCopied} counts those bytes). That holds for a
+ * {@code BinaryRowData} and for any other row (e.g. a {@code GenericRowData}
+ * with String-backed strings, whose fields the gather path would first write
+ * as a whole binary row), except that with {@code utf16Strings} on a row
+ * that is not binary takes the UTF-16 way. The buffered batch is flushed
+ * when the path changes, keeping order.
+ *
+ * <p><b>Native WHERE</b> ({@code filters}, the planner's split of a Calc
+ * whose WHERE has native conjuncts): those BOOLEAN output columns filter in
+ * the native program, which computes the other columns only for the rows
+ * where all are TRUE and returns an empty row for each dropped one
+ * ({@link CalcNative#filter}); dropped rows are not emitted, so nothing
+ * downstream (the Flink Calc above, its chained copy) sees them.
  *
  * <p><b>Metrics</b> (operator metric group): {@code rowsIn}, {@code rowsOut},
  * {@code batches}, {@code nativeTimeNanos}, {@code bytesCopied}.
@@ -87,6 +97,7 @@ public class SluiceCalcOperator extends NativeBatchOperator {
     private final long maxDelayMillis;
     private final boolean utf16Strings;
     private final boolean columnHandover;
+    private final int[] filters;
 
     private transient CalcNative program;
     /** Null when the input has no CHAR / VARCHAR field or the UTF-16 way is off. */
@@ -173,7 +184,28 @@ public class SluiceCalcOperator extends NativeBatchOperator {
      */
     public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
             long maxDelayMillis, boolean utf16Strings, boolean columnHandover) {
+        this(inputType, expressions, outputTypes, batchSize, maxDelayMillis, utf16Strings, columnHandover,
+                new int[0]);
+    }
+
+    /**
+     * @param inputType the input rows' type (names and types feed the native program)
+     * @param expressions one expression per output column
+     * @param outputTypes output types ({@code LogicalType#asSerializableString()}),
+     *     or null to use the native inference
+     * @param batchSize rows per native call (≥ 1)
+     * @param maxDelayMillis longest time a watermark is held back to fill the batch
+     *     (0: flush on every watermark)
+     * @param utf16Strings hand lazy strings over as UTF-16 ({@code sluice.calc.utf16-strings})
+     * @param columnHandover copy the read fields of binary rows into column arrays where every
+     *     read field's type allows it ({@code sluice.calc.column-handover}); false: always gather rows
+     * @param filters BOOLEAN output columns that filter natively, before the other columns are
+     *     computed (a native WHERE); empty: every row is emitted
+     */
+    public SluiceCalcOperator(RowType inputType, String[] expressions, String[] outputTypes, int batchSize,
+            long maxDelayMillis, boolean utf16Strings, boolean columnHandover, int[] filters) {
         super(inputType, checkedBatchSize(batchSize));
+        this.filters = filters.clone();
         if (maxDelayMillis < 0) {
             throw new IllegalArgumentException("maxDelayMillis must not be negative, got " + maxDelayMillis);
         }
@@ -199,6 +231,9 @@ public class SluiceCalcOperator extends NativeBatchOperator {
         String[] names = inputType.getFieldNames().toArray(new String[0]);
         String[] types = inputType.getChildren().stream().map(t -> t.asSerializableString()).toArray(String[]::new);
         program = new CalcNative(names, types, expressions, outputTypes);
+        if (filters.length > 0) {
+            program.filter(filters);
+        }
         columns = columnHandover ? ColumnBatch.forColumnKinds(program.columnKinds(), batchSize) : null;
         utf16 = utf16Strings ? Utf16RowWriter.create(inputType, batchSize) : null;
         timestamps = new long[batchSize];
@@ -236,11 +271,13 @@ public class SluiceCalcOperator extends NativeBatchOperator {
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
-        if (columns != null && row instanceof BinaryRowData) {
+        // Rows that are not binary take the UTF-16 way when it is on (a batch whose first row is
+        // such a row), else the column handover too.
+        if (columns != null && (utf16 == null || row instanceof BinaryRowData)) {
             if (batch().numRows() > 0) {
                 flush(); // keep input order across the two paths
             }
-            countCopied(columns.add((BinaryRowData) row));
+            countCopied(columns.add(row));
             buffered(element, columns.numRows() - 1);
             return;
         }
@@ -296,8 +333,14 @@ public class SluiceCalcOperator extends NativeBatchOperator {
         }
         batchConsumed(); // native code is done with the gathered rows
         int h = 0;
+        int emitted = 0;
+        int[] offsets = block.offsets;
         for (int i = 0; i < n; i++) {
             h = held.release(h, i);
+            if (offsets[i + 1] == offsets[i]) {
+                continue; // dropped by the native WHERE
+            }
+            emitted++;
             block.row(i, outputArity, outRow);
             if (hasTimestamp[i]) {
                 out.replace(outRow, timestamps[i]);
@@ -307,7 +350,7 @@ public class SluiceCalcOperator extends NativeBatchOperator {
             }
             output.collect(out);
         }
-        countRowsOut(n);
+        countRowsOut(emitted);
         Arrays.fill(hasTimestamp, 0, n, false);
         held.release(h, n);
     }

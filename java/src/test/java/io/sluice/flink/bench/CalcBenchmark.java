@@ -62,14 +62,30 @@ import io.sluice.flink.TestSupport;
  * 2,000,000 5 2): {@code nocurve} skips the batch-size curve, {@code curve=<sizes>} runs only
  * the curve, at the given batch sizes (default curve: 32, 512, 8192).
  *
+ * <p>Input shapes ({@code -Dsluice.bench.input}): {@code binary} (default) emits the
+ * pre-materialised {@code BinaryRowData}, as a table source or a network shuffle hands rows
+ * over; {@code string} emits a new {@code GenericRowData} per row whose strings are
+ * {@code StringData.fromString} over pre-built Java {@code String}s (lazy {@code BinaryStringData}
+ * holding only the {@code String}), as {@code fromDataStream} over a user's POJOs or {@code Row}s
+ * gives them; both sides pay the same source. {@code scripts/java-bench.sh calc-shapes} runs the
+ * table for both shapes on both Flink lines.
+ *
  * <p>System properties: {@code -Dsluice.bench.object-reuse=true} runs every job (stock and
  * sluice alike) with Flink's object reuse on; {@code -Dsluice.bench.column-handover=false} sets
  * {@code sluice.calc.column-handover=false} (the gather path); {@code -Dsluice.bench.only=<expression>} runs one
  * case of the table; {@code -Dsluice.bench.plan=true} prints each job's execution plan.
  */
 public final class CalcBenchmark {
-    /** The pre-materialised rows (read by the source in this JVM). */
+    /** The pre-materialised rows (read by the source in this JVM); null for String input. */
     static volatile BinaryRowData[] rows;
+    /** The rows' strings {@code a, b, c} and widths {@code w}, which String input builds rows from. */
+    static volatile String[][] strings;
+    static volatile int[] widths;
+    /** Average size of a row as {@code BinaryRowData}, bytes. */
+    static volatile int avgRowBytes;
+
+    /** {@code -Dsluice.bench.input=string}: rows with String-backed strings (class docs). */
+    static final boolean STRING_INPUT = "string".equals(System.getProperty("sluice.bench.input", "binary"));
 
     static final RowType TYPE = RowType.of(
             new LogicalType[] {new BigIntType(false), VarCharType.STRING_TYPE, VarCharType.STRING_TYPE,
@@ -87,7 +103,11 @@ public final class CalcBenchmark {
         if (args.length > 3 && args[3].startsWith("curve=")) {
             curveSizes = Arrays.stream(args[3].substring(6).split(",")).mapToInt(Integer::parseInt).toArray();
         }
-        rows = materialise(n);
+        if (STRING_INPUT) {
+            materialise(n); // the rows are built per emission from the strings
+        } else {
+            rows = materialise(n);
+        }
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0"); // any free port: other jobs on the machine hold 8081
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
@@ -108,8 +128,8 @@ public final class CalcBenchmark {
 
     private static void measure(int n, int pairs, int warm) throws Exception {
         System.out.printf(Locale.ROOT,
-                "rows %,d; avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s; %s%n",
-                n, Arrays.stream(rows).mapToInt(BinaryRowData::getSizeInBytes).sum() / n, pairs, warm,
+                "rows %,d (%s); avg row %d bytes; pairs %d after %d warm-up pairs; parallelism 1; object reuse %s; %s%n",
+                n, STRING_INPUT ? "GenericRowData, String-backed strings" : "BinaryRowData", avgRowBytes, pairs, warm,
                 OBJECT_REUSE ? "on" : "off (Flink's default)",
                 CPU_TIME ? "task-thread CPU time" : "wall time");
 
@@ -187,7 +207,7 @@ public final class CalcBenchmark {
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set(SluiceOptions.BATCH_SIZE, batch);
         tEnv.getConfig().set(SluiceOptions.CALC_COLUMN_HANDOVER, COLUMN_HANDOVER);
-        GeneratorFunction<Long, RowData> gen = i -> rows[(int) (long) i];
+        GeneratorFunction<Long, RowData> gen = STRING_INPUT ? CalcBenchmark::stringRow : i -> rows[(int) (long) i];
         DataStream<RowData> src = env.fromSource(
                 new DataGeneratorSource<>(gen, n, InternalTypeInfo.of(TYPE)), WatermarkStrategy.noWatermarks(), "rows");
         tEnv.createTemporaryView("v", tEnv.fromDataStream(src));
@@ -279,19 +299,38 @@ public final class CalcBenchmark {
         return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
     }
 
-    /** Rows with 16..64-character mixed strings (ASCII-heavy), a width in {224, 256, 384, 512}. */
+    /**
+     * Draws the rows' values ({@link #strings}, {@link #widths}: 16..64-character mixed strings,
+     * ASCII-heavy, and a width in {224, 256, 384, 512}) and returns the rows as
+     * {@code BinaryRowData}.
+     */
     static BinaryRowData[] materialise(int n) {
-        RowDataSerializer ser = new RowDataSerializer(TYPE);
-        BinaryRowData[] out = new BinaryRowData[n];
+        String[][] str = new String[n][];
+        int[] w = new int[n];
         SplittableRandom r = new SplittableRandom(42);
-        int[] widths = {224, 256, 384, 512};
+        int[] choices = {224, 256, 384, 512};
         for (int i = 0; i < n; i++) {
-            GenericRowData g = GenericRowData.of((long) i, StringData.fromString(text(r, 16 + r.nextInt(49))),
-                    StringData.fromString(text(r, 8 + r.nextInt(17))), StringData.fromString(text(r, 8 + r.nextInt(17))),
-                    widths[r.nextInt(4)]);
-            out[i] = ser.toBinaryRow(g).copy();
+            str[i] = new String[] {text(r, 16 + r.nextInt(49)), text(r, 8 + r.nextInt(17)), text(r, 8 + r.nextInt(17))};
+            w[i] = choices[r.nextInt(4)];
         }
-        return out;
+        strings = str;
+        widths = w;
+        RowDataSerializer ser = new RowDataSerializer(TYPE);
+        BinaryRowData[] bin = new BinaryRowData[n];
+        long bytes = 0;
+        for (int i = 0; i < n; i++) {
+            bin[i] = ser.toBinaryRow(stringRow(i)).copy();
+            bytes += bin[i].getSizeInBytes();
+        }
+        avgRowBytes = (int) (bytes / n);
+        return bin;
+    }
+
+    /** Row {@code i} as a new {@code GenericRowData} with String-backed (lazy) strings. */
+    static RowData stringRow(long i) {
+        String[] s = strings[(int) i];
+        return GenericRowData.of(i, StringData.fromString(s[0]), StringData.fromString(s[1]),
+                StringData.fromString(s[2]), widths[(int) i]);
     }
 
     private static String text(SplittableRandom r, int len) {

@@ -70,6 +70,15 @@ class PlannerParityTest extends ParityTest {
         q.add(Query.of("split reuses a native result", "SELECT MD5(a), UPPER(MD5(a)), id FROM t", ORDERED, "Calc"));
         q.add(Query.of("native WHERE", "SELECT id, MD5(b) FROM t WHERE a LIKE 'a%'", ORDERED, "Calc"));
         q.add(Query.of("native WHERE only", "SELECT id, a FROM t WHERE a LIKE '%b%'", ORDERED, "Calc"));
+        // The native WHERE runs before the projections: the invalid SHA2 widths are only on rows
+        // where a is NULL, which the LIKE drops (Calcite makes a LIKE '%' an IS NOT NULL), so stock Flink (WHERE first) never hashes b with
+        // them; a native Calc that projected every row would fail the job on them.
+        q.add(Query.of("native WHERE before a failing projection", "SELECT id, SHA2(b, w) FROM t WHERE a LIKE '%_%'",
+                ORDERED, "Calc"));
+        // Under a stock WHERE the per-row-width SHA2 stays on Flink (Flink's WHERE drops the
+        // invalid widths first); the cost rule is off so that it is this rule that decides.
+        q.add(Query.stock("failing projection under a stock WHERE", "SELECT id, SHA2(b, w) FROM t WHERE w > 200",
+                "Calc", "SHA2 with a column argument could fail").with("sluice.cost.enabled", "false"));
         q.add(Query.of("WHERE native AND stock", "SELECT id, CONCAT(a, c) FROM t WHERE a LIKE '%b%' AND w > 256",
                 ORDERED, "Calc"));
         q.add(Query.of("WHERE IS NULL, OR", "SELECT id, SHA1(c) FROM t WHERE a IS NULL OR POSITION('x' IN b) > 0",

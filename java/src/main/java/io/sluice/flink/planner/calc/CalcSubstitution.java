@@ -39,13 +39,15 @@ import io.sluice.jni.SluiceException;
  * columns the rest reads followed by their results (each distinct subexpression once; columns
  * nothing reads are not carried), and a Flink Calc above computes the rest (UPPER, CAST,
  * arithmetic, CASE, the rest of the filter) over those columns. Each conjunct of the WHERE that
- * is a native call (e.g. {@code a LIKE 'x%'}) filters in the native operator, so the Flink Calc
- * sees only the rows that pass. A Calc with no native call stays stock ("no
+ * is a native call (e.g. {@code a LIKE 'x%'}) filters in the native operator, which evaluates it
+ * first and computes its projections only for the rows that pass (as Flink's generated Calc does),
+ * so neither it nor the Flink Calc above spends anything on a dropped row. A Calc with no native call stays stock ("no
  * native work": a pass-through or reordering would only add a hop), and so does one whose native part
  * would carry more string columns unchanged than its native calls pay for ({@link CostRule}).
  *
  * <p>A native subexpression that could fail on rows Flink would not evaluate it for (SHA2 with a
- * column width) is not taken out of a CASE, COALESCE, AND or OR.
+ * column width) is not taken out of a CASE, COALESCE, AND or OR, nor into the projections under a
+ * WHERE part that stays on Flink.
  */
 public final class CalcSubstitution {
     private CalcSubstitution() {}
@@ -64,10 +66,8 @@ public final class CalcSubstitution {
         RexNode condition = program.getCondition() == null ? null : program.expandLocalRef(program.getCondition());
         NativeExpressions translator = new NativeExpressions(ctx);
         Collector c = new Collector(translator);
-        for (RexNode p : projects) {
-            c.collect(p, false);
-        }
-        // WHERE: each conjunct that is a native call filters in the native operator
+        // WHERE: each conjunct that is a native call filters in the native operator, before it
+        // computes any projection (as Flink's Calc, which projects only the rows that pass)
         List<RexNode> nativeWhere = new ArrayList<>();
         List<RexNode> stockWhere = new ArrayList<>();
         if (condition != null) {
@@ -76,6 +76,11 @@ public final class CalcSubstitution {
                 c.collect(conjunct, conjuncts.size() > 1); // Flink's AND short-circuits
                 (c.natives.containsKey(key(conjunct)) ? nativeWhere : stockWhere).add(conjunct);
             }
+        }
+        // Under a WHERE part that stays on Flink, the native projections run on rows Flink's Calc
+        // would drop first, so one that could fail there (SHA2 with a column width) stays stock.
+        for (RexNode p : projects) {
+            c.collect(p, !stockWhere.isEmpty());
         }
         if (c.natives.isEmpty()) {
             return Match.stock(c.stockReasons.isEmpty() ? "no native work (the Calc only passes columns through)"
@@ -293,6 +298,10 @@ public final class CalcSubstitution {
                 natives.putIfAbsent(key(e), r.text());
                 nodes.putIfAbsent(key(e), e);
                 return;
+            }
+            if (r.ok()) {
+                stockReasons.add(call.getOperator().getName() + " with a column argument could fail on a row Flink "
+                        + "does not evaluate it for (a CASE branch or a row the WHERE drops)");
             }
             if (!r.ok() && r.reason().startsWith("function " + call.getOperator().getName().toUpperCase(Locale.ROOT))) {
                 stockReasons.add(r.reason()); // this call's own reason (an argument's comes from its own visit)

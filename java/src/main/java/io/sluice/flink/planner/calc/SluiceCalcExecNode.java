@@ -13,8 +13,8 @@ import io.sluice.flink.calc.SluiceCalcOperator;
 import io.sluice.flink.planner.SluiceExecNode;
 
 /**
- * The ExecNode of {@link StreamPhysicalSluiceCalc}: a {@link SluiceCalcOperator} (with a native
- * WHERE a {@link FilteringCalcOperator}) on the input's
+ * The ExecNode of {@link StreamPhysicalSluiceCalc}: a {@link SluiceCalcOperator} (with its native
+ * WHERE's filter columns, which it evaluates before the projections) on the input's
  * {@code RowData}, chained to it, with the batch options of the query's configuration
  * ({@code sluice.batch-size}, {@code sluice.batch.max-delay}, {@code sluice.calc.utf16-strings}).
  */
@@ -36,9 +36,8 @@ final class SluiceCalcExecNode extends SluiceExecNode {
         int batch = config.get(SluiceOptions.BATCH_SIZE);
         long delay = config.get(SluiceOptions.BATCH_MAX_DELAY).toMillis();
         boolean utf16 = config.get(SluiceOptions.CALC_UTF16_STRINGS);
-        SluiceCalcOperator op = filters.length == 0
-                ? new SluiceCalcOperator(inputType(), expressions, outputTypes, batch, delay, utf16)
-                : new FilteringCalcOperator(inputType(), expressions, outputTypes, batch, delay, utf16, filters);
+        SluiceCalcOperator op = new SluiceCalcOperator(inputType(), expressions, outputTypes, batch, delay, utf16,
+                config.get(SluiceOptions.CALC_COLUMN_HANDOVER), filters);
         return oneInput(planner, config, "sluice-calc", op, null);
     }
 }
