@@ -7,7 +7,9 @@
 //!   Rust, whatever happens next.
 //! * [`read_field`] borrows a `struct ArrowSchema` after checking every
 //!   pointer arrow-rs will follow.
-//! * [`import`] checks the array's structure against its type (buffer and
+//! * [`import`] hands the byte-array layouts to
+//!   [`crate::capi::byte_import`] (no `from_ffi`); for other types it
+//!   checks the array's structure against its type (buffer and
 //!   child counts, NULL pointers) *before* arrow-rs reads any buffer, then
 //!   fully validates the imported data (offsets in bounds and monotonic,
 //!   UTF-8 for string types; see [`crate::capi::validate`] for what is checked
