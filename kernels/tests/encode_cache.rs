@@ -49,11 +49,7 @@ fn policy_constants() {
 fn a_quiet_stretch_encodes_plainly_then_looks_again() {
     let mut values: Vec<Vec<u16>> = (0..64).map(|r| u(&format!("ascii value {r:04}"))).collect();
     values.extend((0..2000).map(|r| u(&format!("zürich {:04}", r / 4))));
-    let units = values.concat();
-    let mut offsets = vec![0i64];
-    for v in &values {
-        offsets.push(offsets.last().unwrap() + v.len() as i64);
-    }
+    let (units, offsets) = (values.concat(), offsets_of(&values));
     for level in Level::testable() {
         let mut c = CachedEncoder::new();
         let got = forced::utf16_to_utf8_cached(level, &units, &offsets, None, &mut c).unwrap();
@@ -407,19 +403,13 @@ proptest! {
     /// counters follow the policy over all batches together.
     #[test]
     fn cache_state_carries_across_batches(values in runs(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4)) {
-        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(values.len() + 1)).collect();
-        cuts.push(0);
-        cuts.push(values.len());
-        cuts.sort_unstable();
+        let cuts = batch_cuts(&cuts, values.len());
         for level in Level::testable().into_iter() {
             let mut c = CachedEncoder::new();
             for w in cuts.windows(2) {
                 let batch = &values[w[0]..w[1]];
                 let units: Vec<u16> = batch.concat();
-                let mut offsets = vec![0i64];
-                for v in batch {
-                    offsets.push(offsets.last().unwrap() + v.len() as i64);
-                }
+                let offsets = offsets_of(batch);
                 let arr = forced::utf16_to_utf8_cached(level, &units, &offsets, None, &mut c).unwrap();
                 let want = utf16_to_utf8(&units, &offsets, None).unwrap();
                 prop_assert_eq!(&arr, &want, "{:?}", level);
@@ -515,6 +505,23 @@ fn batch_paths_equal_plain_encoding() {
     assert_eq!(c.stats(), EncodeCacheStats::default());
 }
 
+/// The offsets of `values` laid end to end.
+fn offsets_of(values: &[Vec<u16>]) -> Vec<i64> {
+    let mut offsets = vec![0i64];
+    for v in values {
+        offsets.push(offsets.last().unwrap() + v.len() as i64);
+    }
+    offsets
+}
+
+/// Batch boundaries over `n` rows: 0, the picked rows, `n`, sorted.
+fn batch_cuts(picks: &[prop::sample::Index], n: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = picks.iter().map(|i| i.index(n + 1)).collect();
+    cuts.extend([0, n]);
+    cuts.sort_unstable();
+    cuts
+}
+
 /// Long columns of ASCII stretches (quiet) and mixed-script runs, so that
 /// quiet stretches start, end at batch boundaries and cover runs.
 fn stretches() -> impl Strategy<Value = Vec<Vec<u16>>> {
@@ -545,19 +552,14 @@ proptest! {
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         nulls_every in 2usize..40,
     ) {
-        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(values.len() + 1)).collect();
-        cuts.extend([0, values.len()]);
-        cuts.sort_unstable();
+        let cuts = batch_cuts(&cuts, values.len());
         let valid: Vec<bool> = (0..values.len()).map(|r| r % nulls_every != 0).collect();
         for level in Level::testable() {
             let mut c = CachedEncoder::new();
             for w in cuts.windows(2) {
                 let batch = &values[w[0]..w[1]];
                 let units: Vec<u16> = batch.concat();
-                let mut offsets = vec![0i64];
-                for v in batch {
-                    offsets.push(offsets.last().unwrap() + v.len() as i64);
-                }
+                let offsets = offsets_of(batch);
                 let nulls = NullBuffer::from(valid[w[0]..w[1]].to_vec());
                 let got = forced::utf16_to_utf8_cached(level, &units, &offsets, Some(&nulls), &mut c).unwrap();
                 prop_assert_eq!(&got, &utf16_to_utf8(&units, &offsets, Some(&nulls)).unwrap(), "{:?}", level);
