@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use sluice_kernels::encode::forced;
 use sluice_kernels::encode::{
     encode_utf16_into, utf16_to_utf8, utf16_to_utf8_cached, CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS,
-    MAX_CONSECUTIVE_MISSES,
+    MAX_CONSECUTIVE_MISSES, PLAIN_ROWS, QUIET_ROWS,
 };
 use sluice_kernels::Level;
 
@@ -39,6 +39,24 @@ fn stats(hits: u64, misses: u64, bypassed: bool, bypassed_rows: u64, ineligible:
 fn policy_constants() {
     assert_eq!(MAX_CACHED_UNITS, 1024);
     assert_eq!(MAX_CONSECUTIVE_MISSES, 8);
+    assert_eq!((QUIET_ROWS, PLAIN_ROWS), (64, 1024));
+}
+
+/// A batch's quiet stretch: after 64 ASCII rows the next 1,024 rows are
+/// encoded plainly (mixed-script runs included, counted ineligible), then
+/// the cache serves the runs again; the bytes are plain encoding's.
+#[test]
+fn a_quiet_stretch_encodes_plainly_then_looks_again() {
+    let mut values: Vec<Vec<u16>> = (0..64).map(|r| u(&format!("ascii value {r:04}"))).collect();
+    values.extend((0..2000).map(|r| u(&format!("zürich {:04}", r / 4))));
+    let (units, offsets) = (values.concat(), offsets_of(&values));
+    for level in Level::testable() {
+        let mut c = CachedEncoder::new();
+        let got = forced::utf16_to_utf8_cached(level, &units, &offsets, None, &mut c).unwrap();
+        assert_eq!(got, utf16_to_utf8(&units, &offsets, None).unwrap(), "{level:?}");
+        // Rows 64..1088 plain; 1088.. are 244 runs of 4 (a miss, 3 hits).
+        assert_eq!(c.stats(), stats(732, 244, false, 0, 64 + 1024), "{level:?}");
+    }
 }
 
 #[test]
@@ -257,31 +275,81 @@ fn narrows(v: &[u16]) -> bool {
     char::decode_utf16(v.iter().copied()).all(|r| r.map_or(true, |c| c.is_ascii()))
 }
 
-/// The cache's counters, recomputed from the policy's plain description.
-fn model(values: &[Vec<u16>]) -> EncodeCacheStats {
-    let mut s = EncodeCacheStats::default();
-    let mut prev: Option<&Vec<u16>> = None;
-    let mut streak = 0;
-    for v in values {
+/// The policy's plain description, one value at a time: the per-value
+/// form's counters, and the batch form's before its quiet rule.
+#[derive(Default)]
+struct Model {
+    s: EncodeCacheStats,
+    prev: Option<Vec<u16>>,
+    streak: u32,
+}
+
+impl Model {
+    /// Counts valid value `v`; whether it was a hit or a miss.
+    fn value(&mut self, v: &[u16]) -> bool {
+        let s = &mut self.s;
         if s.bypassed {
             s.bypassed_rows += 1;
         } else if v.len() > 1024 {
             s.ineligible += 1;
-        } else if prev == Some(v) {
+        } else if self.prev.as_deref() == Some(v) {
             s.hits += 1;
-            streak = 0;
+            self.streak = 0;
+            return true;
         } else if narrows(v) {
             s.ineligible += 1;
         } else {
             s.misses += 1;
-            streak += 1;
-            prev = Some(v);
-            if streak == 8 {
+            self.streak += 1;
+            self.prev = Some(v.to_vec());
+            if self.streak == 8 {
                 s.bypassed = true;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// One batch (`valid[i]`: row `i` is not NULL): after `QUIET_ROWS`
+    /// rows without a hit or a miss (NULL rows included), the next
+    /// `PLAIN_ROWS` rows are encoded plainly and their values count as
+    /// ineligible (or as bypassed once the cache is).
+    fn batch(&mut self, values: &[Vec<u16>], valid: &[bool]) {
+        let (mut quiet, mut plain) = (0, 0);
+        for (v, &ok) in values.iter().zip(valid) {
+            if plain > 0 && !self.s.bypassed {
+                plain -= 1;
+                self.s.ineligible += u64::from(ok);
+                continue;
+            }
+            if ok && self.value(v) {
+                quiet = 0;
+            } else {
+                quiet += 1;
+                if quiet == QUIET_ROWS {
+                    (quiet, plain) = (0, PLAIN_ROWS);
+                }
             }
         }
     }
-    s
+}
+
+/// The per-value form's counters for `values`.
+fn model(values: &[Vec<u16>]) -> EncodeCacheStats {
+    let mut m = Model::default();
+    for v in values {
+        m.value(v);
+    }
+    m.s
+}
+
+/// The batch form's counters for consecutive batches through one cache.
+fn batch_model<'a>(batches: impl IntoIterator<Item = (&'a [Vec<u16>], &'a [bool])>) -> EncodeCacheStats {
+    let mut m = Model::default();
+    for (values, valid) in batches {
+        m.batch(values, valid);
+    }
+    m.s
 }
 
 proptest! {
@@ -315,7 +383,7 @@ proptest! {
             let arr = forced::utf16_to_utf8_cached(level, &units, &offsets, Some(&nulls), &mut c).unwrap();
             arr.to_data().validate_full().unwrap();
             prop_assert_eq!(&arr, &plain_arr);
-            prop_assert_eq!(c.stats(), model(&valid));
+            prop_assert_eq!(c.stats(), batch_model([(&values[..], &mask[..values.len()])]));
             let mut c = CachedEncoder::new();
             let mut out = Vec::new();
             for v in &valid {
@@ -335,24 +403,20 @@ proptest! {
     /// counters follow the policy over all batches together.
     #[test]
     fn cache_state_carries_across_batches(values in runs(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4)) {
-        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(values.len() + 1)).collect();
-        cuts.push(0);
-        cuts.push(values.len());
-        cuts.sort_unstable();
+        let cuts = batch_cuts(&cuts, values.len());
         for level in Level::testable().into_iter() {
             let mut c = CachedEncoder::new();
             for w in cuts.windows(2) {
                 let batch = &values[w[0]..w[1]];
                 let units: Vec<u16> = batch.concat();
-                let mut offsets = vec![0i64];
-                for v in batch {
-                    offsets.push(offsets.last().unwrap() + v.len() as i64);
-                }
+                let offsets = offsets_of(batch);
                 let arr = forced::utf16_to_utf8_cached(level, &units, &offsets, None, &mut c).unwrap();
                 let want = utf16_to_utf8(&units, &offsets, None).unwrap();
                 prop_assert_eq!(&arr, &want, "{:?}", level);
             }
-            prop_assert_eq!(c.stats(), model(&values), "{:?}", level);
+            let all_valid = vec![true; values.len()];
+            let batches = cuts.windows(2).map(|w| (&values[w[0]..w[1]], &all_valid[w[0]..w[1]]));
+            prop_assert_eq!(c.stats(), batch_model(batches), "{:?}", level);
             if c.stats().bypassed {
                 prop_assert_eq!(c.retained_bytes(), 0);
             }
@@ -375,13 +439,12 @@ fn check_batch(values: &[Vec<u16>], first: usize, valid: &[bool]) {
     let want = utf16_to_utf8(&units, offsets, Some(&nulls)).unwrap();
     let reference: Vec<u8> = (first..values.len()).filter(|&r| valid[r]).flat_map(|r| plain(&values[r])).collect();
     assert_eq!(want.value_data(), &reference[..]);
-    let kept: Vec<Vec<u16>> = (first..values.len()).filter(|&r| valid[r]).map(|r| values[r].clone()).collect();
     for level in Level::testable() {
         let mut c = CachedEncoder::new();
         let got = forced::utf16_to_utf8_cached(level, &units, offsets, Some(&nulls), &mut c).unwrap();
         got.to_data().validate_full().unwrap();
         assert_eq!(got, want, "{level:?} from row {first}");
-        assert_eq!(c.stats(), model(&kept), "{level:?} from row {first}");
+        assert_eq!(c.stats(), batch_model([(&values[first..], &valid[first..])]), "{level:?} from row {first}");
     }
 }
 
@@ -440,4 +503,69 @@ fn batch_paths_equal_plain_encoding() {
     let mut c = CachedEncoder::new();
     assert_eq!(utf16_to_utf8_cached(&[], &[], None, &mut c).unwrap().len(), 0);
     assert_eq!(c.stats(), EncodeCacheStats::default());
+}
+
+/// The offsets of `values` laid end to end.
+fn offsets_of(values: &[Vec<u16>]) -> Vec<i64> {
+    let mut offsets = vec![0i64];
+    for v in values {
+        offsets.push(offsets.last().unwrap() + v.len() as i64);
+    }
+    offsets
+}
+
+/// Batch boundaries over `n` rows: 0, the picked rows, `n`, sorted.
+fn batch_cuts(picks: &[prop::sample::Index], n: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = picks.iter().map(|i| i.index(n + 1)).collect();
+    cuts.extend([0, n]);
+    cuts.sort_unstable();
+    cuts
+}
+
+/// Long columns of ASCII stretches (quiet) and mixed-script runs, so that
+/// quiet stretches start, end at batch boundaries and cover runs.
+fn stretches() -> impl Strategy<Value = Vec<Vec<u16>>> {
+    let block = (any::<bool>(), 0u16..6, 1usize..150);
+    prop::collection::vec(block, 1..30).prop_map(|blocks| {
+        let mut values = Vec::new();
+        for (ascii, pick, reps) in blocks {
+            for r in 0..reps {
+                values.push(if ascii {
+                    (0..20).map(|k| 0x21 + (r as u16 + k) % 90).collect()
+                } else {
+                    // Runs of 4 of one of six mixed-script values.
+                    let v = pick + (r / 4) as u16;
+                    (0..12).map(|k| 0x4E00 + v * 16 + k).collect::<Vec<u16>>()
+                });
+            }
+        }
+        values
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn quiet_stretches_follow_the_model(
+        values in stretches(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        nulls_every in 2usize..40,
+    ) {
+        let cuts = batch_cuts(&cuts, values.len());
+        let valid: Vec<bool> = (0..values.len()).map(|r| r % nulls_every != 0).collect();
+        for level in Level::testable() {
+            let mut c = CachedEncoder::new();
+            for w in cuts.windows(2) {
+                let batch = &values[w[0]..w[1]];
+                let units: Vec<u16> = batch.concat();
+                let offsets = offsets_of(batch);
+                let nulls = NullBuffer::from(valid[w[0]..w[1]].to_vec());
+                let got = forced::utf16_to_utf8_cached(level, &units, &offsets, Some(&nulls), &mut c).unwrap();
+                prop_assert_eq!(&got, &utf16_to_utf8(&units, &offsets, Some(&nulls)).unwrap(), "{:?}", level);
+            }
+            let batches = cuts.windows(2).map(|w| (&values[w[0]..w[1]], &valid[w[0]..w[1]]));
+            prop_assert_eq!(c.stats(), batch_model(batches), "{:?}", level);
+        }
+    }
 }

@@ -7,7 +7,9 @@
 //!   Rust, whatever happens next.
 //! * [`read_field`] borrows a `struct ArrowSchema` after checking every
 //!   pointer arrow-rs will follow.
-//! * [`import`] checks the array's structure against its type (buffer and
+//! * [`import`] hands the byte-array layouts to
+//!   [`crate::capi::byte_import`] (no `from_ffi`); for other types it
+//!   checks the array's structure against its type (buffer and
 //!   child counts, NULL pointers) *before* arrow-rs reads any buffer, then
 //!   fully validates the imported data (offsets in bounds and monotonic,
 //!   UTF-8 for string types; see [`crate::capi::validate`] for what is checked
@@ -30,6 +32,7 @@ use arrow_data::transform::MutableArrayData;
 use arrow_data::{layout, ArrayData};
 use arrow_schema::{DataType, Field};
 
+use crate::capi::byte_import::{import_byte_array, is_byte_layout, Utf8Rule};
 use crate::capi::error::{sluice_status, FfiError, FfiResult};
 
 /// Nesting deeper than this is refused rather than recursed into.
@@ -252,6 +255,13 @@ pub unsafe fn import_copied_rows(array: FFI_ArrowArray, dt: &DataType, what: &st
 /// # Safety
 /// As [`import`].
 unsafe fn import_with(array: FFI_ArrowArray, dt: &DataType, what: &str, trust_utf8: bool) -> FfiResult<ArrayRef> {
+    if is_byte_layout(dt) {
+        // The kernels' usual inputs skip `from_ffi` (see `byte_import`).
+        let rule = if trust_utf8 { Utf8Rule::Trusted } else { Utf8Rule::Checked };
+        // SAFETY: forwarded contract (a trusting caller's declared string
+        // holds UTF-8 by its own contract).
+        return unsafe { import_byte_array(array, dt, what, rule) };
+    }
     // SAFETY: `array` is a live, owned struct.
     unsafe { check_array(&array, dt, what, 0) }?;
     if array.length == 0 {

@@ -2,7 +2,8 @@
 //!
 //! The helpers come first: [`error`] (stable codes, `sluice_last_error`,
 //! the one mapping of engine errors to codes), `panic` (the boundary
-//! macros), [`arrow_c`] (taking and giving C Data Interface structs),
+//! macros), [`arrow_c`] (taking and giving C Data Interface structs; [`byte_import`]
+//! its direct import of the byte-array layouts),
 //! [`args`] (the one argument importer and offsets validator). Then one
 //! module per function family: [`buffer`], [`concat`](mod@concat), [`digest`],
 //! [`encode`], [`join`], [`key_groups`], [`keyed_operator`], [`row_converter`],
@@ -17,6 +18,7 @@ pub(crate) mod panic;
 pub mod args;
 pub mod arrow_c;
 pub mod buffer;
+pub mod byte_import;
 pub mod concat;
 pub mod digest;
 pub mod encode;

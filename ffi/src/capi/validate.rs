@@ -5,8 +5,9 @@
 //!
 //! | input | checked | why |
 //! | --- | --- | --- |
-//! | every array | structure against its type (`arrow_c::check_array`), buffer sizes against length and offset (`ArrayData::validate`), NULL count | memory safety: every later read is in bounds |
-//! | offsets of `Binary`, `LargeBinary`, `Utf8`, `LargeUtf8` | first ≥ 0, never decreasing, last ≤ values length: one branch-free pass (`sluice_kernels::validate::offsets_ordered`, AVX2 where the CPU has it) | memory safety: kernels slice values by offsets without re-checking |
+//! | top-level `Binary`, `LargeBinary`, `Utf8`, `LargeUtf8` arrays (the kernels' usual inputs) | read straight from the C struct without `from_ffi` (`crate::capi::byte_import`, whose docs list each check): buffer and child counts, NULL pointers, `null_count` against the bitmap, offsets | memory safety, at a fixed cost per call well below `from_ffi`'s |
+//! | every other array | structure against its type (`arrow_c::check_array`), buffer sizes against length and offset (`ArrayData::validate`), NULL count | memory safety: every later read is in bounds |
+//! | offsets of `Binary`, `LargeBinary`, `Utf8`, `LargeUtf8` (top-level and nested) | first ≥ 0, never decreasing, last ≤ values length: one branch-free pass (`sluice_kernels::validate::offsets_ordered`, AVX2 where the CPU has it) | memory safety: kernels slice values by offsets without re-checking |
 //! | views of `Utf8View` / `BinaryView` | each view within its buffer (arrow-rs) | memory safety |
 //! | UTF-8 of binary columns read as strings (by `flink.type`) by CONCAT / CONCAT_WS, and of the `Utf8` children of nested inputs of the keyed operators and key groups | one `simdutf8` pass over the values span plus a character-boundary check per offset (`sluice_kernels::validate`) | a binary column promises nothing; keyed state keeps keys as text |
 //! | UTF-8 of the `Utf8` fields of row batches (`sluice_arrow_to_rows`, `sluice_row_converter_arrow_to_rows`) | not checked (`arrow_c::import_copied_rows`) | each string is copied whole into its row as bytes (memory-safe on any bytes), and Flink reads a row's string as the bytes of a `BinaryStringData`: the rows are as much UTF-8 as the declared `Utf8` fields, the producer's promise, as for CONCAT |

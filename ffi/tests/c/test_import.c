@@ -116,6 +116,45 @@ static void negative_length(struct ArrowArray *in, struct ArrowSchema *s) {
   (void)s;
   in->length = -1;
 }
+/* The byte-array importer's own checks (ffi/src/capi/byte_import.rs). */
+static struct ta_private *priv_of(struct ArrowArray *in) { return (struct ta_private *)in->private_data; }
+static void four_buffers(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  in->n_buffers = 4;
+}
+static void null_buffer_list(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  in->buffers = NULL; /* ta_release frees its own copy of the pointers */
+}
+static void null_offsets(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  priv_of(in)->ptrs[1] = NULL;
+}
+static void null_values(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  priv_of(in)->ptrs[2] = NULL;
+}
+static void negative_first_offset(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  ((int32_t *)priv_of(in)->owned[1])[0] = -1;
+}
+static void null_count_minus_two(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  in->null_count = -2;
+}
+static void null_count_wrong(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  in->null_count = 2; /* ABC has one NULL */
+}
+static void null_validity_with_nulls(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  priv_of(in)->ptrs[0] = NULL;
+  in->null_count = 1;
+}
+static void offset_overflows(struct ArrowArray *in, struct ArrowSchema *s) {
+  (void)s;
+  in->offset = INT64_MAX - 1;
+}
 static void null_format(struct ArrowArray *in, struct ArrowSchema *s) {
   (void)in;
   s->format = NULL;
@@ -141,6 +180,24 @@ BAD_INPUT_TEST(test_wrong_buffer_count,
                "u", NULL, two_buffers, 0, SLUICE_ERR_INVALID_ARROW, "needs 3 buffers, it has 2", 0)
 BAD_INPUT_TEST(test_offsets_out_of_order, "u", NULL, offsets_out_of_order, 0, SLUICE_ERR_INVALID_ARROW, NULL, 0)
 BAD_INPUT_TEST(test_negative_length, "u", NULL, negative_length, 0, SLUICE_ERR_INVALID_ARROW, NULL, 0)
+BAD_INPUT_TEST(test_four_buffers,
+               "u", NULL, four_buffers, 0, SLUICE_ERR_INVALID_ARROW, "needs 3 buffers, it has 4", 0)
+BAD_INPUT_TEST(test_null_buffer_list, "u", NULL, null_buffer_list, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: buffers is NULL with n_buffers = 3", 1)
+BAD_INPUT_TEST(test_null_offsets_buffer, "u", NULL, null_offsets, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: the offsets buffer is NULL with length 3", 1)
+BAD_INPUT_TEST(test_null_values_buffer, "u", NULL, null_values, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: the values buffer is NULL with 6 value bytes", 1)
+BAD_INPUT_TEST(test_negative_first_offset, "u", NULL, negative_first_offset, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: offsets[0] is negative (-1)", 1)
+BAD_INPUT_TEST(test_null_count_below_minus_one, "u", NULL, null_count_minus_two, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: null_count -2 is outside -1..=3", 1)
+BAD_INPUT_TEST(test_null_count_not_the_bitmaps, "u", NULL, null_count_wrong, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: null_count is 2 but the validity bitmap has 1 NULLs", 1)
+BAD_INPUT_TEST(test_null_validity_with_nulls, "u", NULL, null_validity_with_nulls, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: the validity buffer is NULL with null_count = 1", 1)
+BAD_INPUT_TEST(test_offset_overflows, "u", NULL, offset_overflows, 0, SLUICE_ERR_INVALID_ARROW,
+               "sluice_md5: in: offset + length overflows", 1)
 BAD_INPUT_TEST(test_schema_with_null_format, "u", NULL, null_format, 0, SLUICE_ERR_INVALID_ARROW, "format is NULL", 0)
 
 int main(void) {
@@ -156,6 +213,15 @@ int main(void) {
   RUN(test_wrong_buffer_count);
   RUN(test_offsets_out_of_order);
   RUN(test_negative_length);
+  RUN(test_four_buffers);
+  RUN(test_null_buffer_list);
+  RUN(test_null_offsets_buffer);
+  RUN(test_null_values_buffer);
+  RUN(test_negative_first_offset);
+  RUN(test_null_count_below_minus_one);
+  RUN(test_null_count_not_the_bitmaps);
+  RUN(test_null_validity_with_nulls);
+  RUN(test_offset_overflows);
   RUN(test_schema_with_null_format);
   return report("test_import");
 }

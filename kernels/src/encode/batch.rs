@@ -198,7 +198,7 @@ pub(crate) fn encode_batch<O: OffsetSizeTrait>(
     // SAFETY: `f` comes from the dispatch or from `Level::encoder`; the
     // offsets and validity are checked; `out_offsets` holds rows
     // `..first_plain` and has capacity for all.
-    unsafe { sink.encode_rows::<O>(f, &mut out_offsets, first_plain, usize::MAX, 0) }?;
+    unsafe { sink.encode_rows::<O>(f, &mut out_offsets, first_plain, rows, usize::MAX, 0) }?;
     if let Some(c) = cache {
         if let Some(run) = pending {
             // SAFETY: the run's pointers into `units` and into the values

@@ -54,7 +54,7 @@ use crate::arch::{all::encode as scalar, EncodeFn};
 use sink::{append_capacity, run};
 
 pub use batch::{utf16_to_large_utf8, utf16_to_utf8, utf16_to_utf8_cached};
-pub use cache::{CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
+pub use cache::{CachedEncoder, EncodeCacheStats, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES, PLAIN_ROWS, QUIET_ROWS};
 
 /// Exact number of bytes the UTF-8 encoding of `units` has (see the
 /// [module docs](self) for the rules).

@@ -145,8 +145,8 @@ pub(crate) enum Stop {
 }
 
 impl Sink<'_> {
-    /// The plain batch loop: encodes rows `r..` with `f`, pushing each
-    /// row's end offset (a NULL row repeats it), until the batch ends.
+    /// The plain batch loop: encodes rows `r..end` with `f`, pushing each
+    /// row's end offset (a NULL row repeats it), until row `end`.
     ///
     /// It also stops before a valid row of `watch_len` units (a possible
     /// hit for the encode cache; `usize::MAX` when nothing is cached) and
@@ -158,17 +158,18 @@ impl Sink<'_> {
     /// `#[inline(never)]` and one copy for both callers (not a const
     /// generic): the cache's stretches between events run exactly the
     /// machine code of plain encoding, so a column the cache cannot help
-    /// costs what plain encoding costs (two predictable compares per row).
-    /// With two copies of this loop (a `WATCH` const generic), the cache's
-    /// copy measured 0.79–0.88× the plain one on ASCII columns (benches/
-    /// RESULTS.md, issue 19).
+    /// costs what plain encoding costs plus one predictable compare per row
+    /// (the miss test), and nothing during its quiet stretches (which pass
+    /// the plain arguments). With two copies of this loop (a `WATCH` const
+    /// generic), the cache's copy measured 0.79–0.88× the plain one on
+    /// ASCII columns (benches/RESULTS.md, issue 19).
     ///
     /// # Safety
     ///
     /// - `f` is an encoder the CPU can run (see `EncodeFn`).
     /// - The offsets and validity were checked (`check_offsets`);
     ///   `out_offsets` holds the offsets of rows `..r` (`r + 1` entries)
-    ///   and has capacity for every row.
+    ///   and has capacity for every row; `end` is at most the row count.
     ///
     /// # Errors
     ///
@@ -180,16 +181,17 @@ impl Sink<'_> {
         f: EncodeFn,
         out_offsets: &mut Vec<O>,
         mut r: usize,
+        end: usize,
         watch_len: usize,
         max_cached: usize,
     ) -> Result<(usize, Stop)> {
         let (offsets, bits) = (self.offsets, self.nulls.map(|n| n.inner()));
-        let rows = offsets.len().saturating_sub(1);
+        debug_assert!(end <= offsets.len().saturating_sub(1));
         let base = self.units.as_ptr();
-        while r < rows {
-            // SAFETY: `r < rows`, the validity's length (checked).
+        while r < end {
+            // SAFETY: `r < end <= rows`, the validity's length (checked).
             if bits.is_none_or(|b| unsafe { b.value_unchecked(r) }) {
-                // SAFETY: `r + 1 < offsets.len()`.
+                // SAFETY: `r + 1 <= end < offsets.len()`.
                 let (s, e) = unsafe { (*offsets.get_unchecked(r) as usize, *offsets.get_unchecked(r + 1) as usize) };
                 let len = e - s;
                 if len == watch_len {

@@ -12,8 +12,11 @@
 //! Rows the cache cannot serve (ASCII and other narrowed values, values
 //! over [`MAX_CACHED_UNITS`], other lengths than the cached value's) run
 //! the plain batch loop itself, which hands back only at a possible hit or
-//! a miss; so a column of them costs what plain encoding costs, and the
-//! bypass after eight misses hands distinct text to that loop for good.
+//! a miss, at the cost of one compare per row (the miss test). After
+//! [`QUIET_ROWS`] rows without a hit or a miss the next [`PLAIN_ROWS`] run
+//! that loop with plain encoding's arguments (no test at all), so a column
+//! the cache cannot help costs what plain encoding costs; and the bypass
+//! after eight misses hands distinct text to that loop for good.
 //!
 //! The hit path is compiled once per vector width (SSE2, AVX2, AVX-512BW)
 //! and picked per batch.
@@ -22,7 +25,7 @@ use arrow_array::OffsetSizeTrait;
 
 use super::hit::{HitOps, Portable};
 use super::run::Run;
-use super::{CachedEncoder, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES};
+use super::{CachedEncoder, MAX_CACHED_UNITS, MAX_CONSECUTIVE_MISSES, PLAIN_ROWS, QUIET_ROWS};
 use crate::arch::{EncodeFn, Level};
 use crate::encode::sink::{Sink, Stop};
 use crate::error::Result;
@@ -106,8 +109,9 @@ rows_with_features!(
 /// narrowed, over [`MAX_CACHED_UNITS`]) run the plain batch loop
 /// ([`Sink::encode_rows`], the same machine code), which stops only at cache events: a
 /// row as long as the cached value, or a miss. So a column the cache cannot
-/// help (ASCII, long values) costs plain encoding plus two compares per
-/// row, and the cache's own state stays out of that loop. A row that may
+/// help (ASCII, long values) costs plain encoding plus a compare per row
+/// for [`QUIET_ROWS`] rows, then plain encoding itself for [`PLAIN_ROWS`]
+/// rows, and the cache's own state stays out of that loop. A row that may
 /// hit is compared; a hit starts a streak of hits, a loop without calls
 /// whose state lives in locals (registers).
 ///
@@ -137,11 +141,24 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
     let mut prev_at: Option<usize> = None;
     let mut bypassed = false;
     let mut r = 0;
+    // The first row after the last hit or miss: `QUIET_ROWS` rows from it
+    // without one start a plain stretch.
+    let mut quiet_from = 0;
     while r < rows {
+        let end = (quiet_from + QUIET_ROWS).min(rows);
         // SAFETY: forwarded contract; `out_offsets` holds rows `..r`.
-        let (next, stop) = unsafe { sink.encode_rows::<O>(f, out_offsets, r, prev_len, MAX_CACHED_UNITS) }?;
+        let (next, stop) = unsafe { sink.encode_rows::<O>(f, out_offsets, r, end, prev_len, MAX_CACHED_UNITS) }?;
         r = next;
         let miss = match stop {
+            Stop::End if r < rows => {
+                // A quiet stretch: the next rows run the plain loop with
+                // plain arguments (no hit or miss test), then look again.
+                let plain_end = (r + PLAIN_ROWS).min(rows);
+                // SAFETY: as above.
+                r = unsafe { sink.encode_rows::<O>(f, out_offsets, r, plain_end, usize::MAX, 0) }?.0;
+                quiet_from = r;
+                continue;
+            }
             Stop::End => break,
             Stop::Miss { s, len, at, n } => Some((s, len, at, n)),
             Stop::Candidate => {
@@ -165,6 +182,7 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
                     hits += (end - r) as u64;
                     consecutive = 0;
                     r = end;
+                    quiet_from = r;
                     if !known_miss {
                         continue;
                     }
@@ -181,6 +199,7 @@ unsafe fn rows_with<H: HitOps, O: OffsetSizeTrait>(
             }
         };
         if let Some((s, len, at, n)) = miss {
+            quiet_from = r;
             misses += 1;
             consecutive += 1;
             // SAFETY: `s` is within `units`.
