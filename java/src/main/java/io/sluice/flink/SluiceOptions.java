@@ -46,6 +46,13 @@ public final class SluiceOptions {
     public static final ConfigOption<Boolean> OPERATOR_JOIN_ENABLED = operatorEnabled("join");
 
     /**
+     * Per operator switch of the planner stage: the synchronous lookup join (INNER / LEFT,
+     * equi-keys; Flink's generated fetcher and lookup cache run unchanged, the joined rows are
+     * collected into native columns and built natively).
+     */
+    public static final ConfigOption<Boolean> OPERATOR_LOOKUP_JOIN_ENABLED = operatorEnabled("lookup-join");
+
+    /**
      * Per operator switch of the planner stage: the window TVF aggregate (TUMBLE, HOP, CUMULATE
      * over rowtime; one phase or the local/global pair).
      */

@@ -4,7 +4,10 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 
 /**
@@ -45,6 +48,8 @@ public final class ColumnBatch {
     public static final int DOUBLE = 8;
     /** DATE: {@code int[]} (days). */
     public static final int DATE = 9;
+    /** TIMESTAMP(p) / TIMESTAMP_LTZ(p), p in 1..3: {@code long[]} (epoch milliseconds). */
+    public static final int TIMESTAMP_MS = 10;
 
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
@@ -132,6 +137,7 @@ public final class ColumnBatch {
             case DATE:
                 return new int[rows];
             case BIGINT:
+            case TIMESTAMP_MS:
                 return new long[rows];
             case FLOAT:
                 return new float[rows];
@@ -183,6 +189,7 @@ public final class ColumnBatch {
                     copied += 4;
                     break;
                 case BIGINT:
+                case TIMESTAMP_MS: // compact timestamps are epoch milliseconds in the slot
                     ((long[]) values[j])[r] = isNull ? 0L : row.getLong(f);
                     copied += 8;
                     break;
@@ -199,6 +206,112 @@ public final class ColumnBatch {
         numRows = r + 1;
         bytesCopied += copied;
         return copied;
+    }
+
+    /**
+     * Copies the carried fields of any {@code RowData} (a {@code JoinedRowData}, a
+     * {@code GenericRowData}) into the batch through its getters; a {@code BinaryRowData} takes
+     * {@link #add(BinaryRowData)}. Strings are copied from their UTF-8 segments (a String-backed
+     * one is encoded once by Flink, as its own serializer would). The row is not referenced
+     * afterwards.
+     *
+     * @param row the row
+     * @return bytes copied (string bytes plus fixed-width values)
+     */
+    public int add(RowData row) {
+        if (row instanceof BinaryRowData) {
+            return add((BinaryRowData) row);
+        }
+        if (numRows == capacity) {
+            grow();
+        }
+        int r = numRows;
+        rowKinds[r] = row.getRowKind().toByteValue();
+        int copied = 0;
+        for (int j = 0; j < fields.length; j++) {
+            int f = fields[j];
+            boolean isNull = row.isNullAt(f);
+            ((byte[]) nulls[j])[r] = isNull ? (byte) 1 : (byte) 0;
+            copied += isNull ? addNull(j, r) : addValue(j, r, row, f);
+        }
+        numRows = r + 1;
+        bytesCopied += copied;
+        return copied;
+    }
+
+    /**
+     * A NULL in column {@code j}, row {@code r}: an empty value for a string column; a
+     * fixed-width slot keeps whatever it held (native code reads it only where the flag is 0).
+     */
+    private int addNull(int j, int r) {
+        if (kinds[j] == UTF8 || kinds[j] == BINARY) {
+            ((int[]) offsets[j])[r + 1] = used[j];
+        }
+        return 0;
+    }
+
+    /** Field {@code f} (not NULL) of {@code row} into column {@code j}, row {@code r}. */
+    private int addValue(int j, int r, RowData row, int f) {
+        switch (kinds[j]) {
+            case UTF8:
+                return appendString(j, r, row.getString(f));
+            case BINARY:
+                byte[] b = row.getBinary(f);
+                return appendBytes(j, r, b, 0, b.length);
+            case BOOLEAN:
+                ((byte[]) values[j])[r] = row.getBoolean(f) ? (byte) 1 : (byte) 0;
+                return 1;
+            case TINYINT:
+                ((byte[]) values[j])[r] = row.getByte(f);
+                return 1;
+            case SMALLINT:
+                ((short[]) values[j])[r] = row.getShort(f);
+                return 2;
+            case INT:
+            case DATE:
+                ((int[]) values[j])[r] = row.getInt(f);
+                return 4;
+            case BIGINT:
+                ((long[]) values[j])[r] = row.getLong(f);
+                return 8;
+            case TIMESTAMP_MS:
+                ((long[]) values[j])[r] = row.getTimestamp(f, 3).getMillisecond();
+                return 8;
+            case FLOAT:
+                ((float[]) values[j])[r] = row.getFloat(f);
+                return 4;
+            default:
+                ((double[]) values[j])[r] = row.getDouble(f);
+                return 8;
+        }
+    }
+
+    /** A string's UTF-8 bytes, straight from its segments, into column {@code j}. */
+    private int appendString(int j, int r, StringData s) {
+        if (s instanceof BinaryStringData) {
+            BinaryStringData b = (BinaryStringData) s;
+            b.ensureMaterialized();
+            MemorySegment[] segs = b.getSegments();
+            int len = b.getSizeInBytes();
+            if (segs.length == 1 && !segs[0].isOffHeap()) {
+                return appendBytes(j, r, segs[0].getArray(), b.getOffset(), len);
+            }
+            int pos = used[j];
+            BinarySegmentUtils.copyToBytes(segs, b.getOffset(), ensure(j, pos + len), pos, len);
+            used[j] = pos + len;
+            ((int[]) offsets[j])[r + 1] = pos + len;
+            return len;
+        }
+        byte[] bytes = s.toBytes();
+        return appendBytes(j, r, bytes, 0, bytes.length);
+    }
+
+    private int appendBytes(int j, int r, byte[] src, int from, int len) {
+        int pos = used[j];
+        System.arraycopy(src, from, ensure(j, pos + len), pos, len);
+        used[j] = pos + len;
+        ((int[]) offsets[j])[r + 1] = pos + len;
+        return len;
     }
 
     /** Appends field {@code f}'s string / binary bytes to column {@code j}; returns bytes copied. */
