@@ -10,6 +10,7 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -50,6 +51,7 @@ public class SluiceLookupJoinOperator extends NativeOperator
     private transient CalcNative rows;
     private transient ColumnBatch columns;
     private transient StreamRecord<RowData> outRecord;
+    private transient BinaryRowData outRow;
     private transient Collector<RowData> into;
     private transient ProcessFunction<RowData, RowData>.Context context;
 
@@ -98,6 +100,7 @@ public class SluiceLookupJoinOperator extends NativeOperator
                     + " cannot be handed over as a column (the planner should have kept the join stock)");
         }
         outRecord = new StreamRecord<>(null);
+        outRow = new BinaryRowData(outputType.getFieldCount());
         into = new Collector<>() {
             @Override
             public void collect(RowData joined) {
@@ -146,9 +149,9 @@ public class SluiceLookupJoinOperator extends NativeOperator
         columns.clear();
         int m = out.numRows();
         countRowsOut(m);
-        int arity = outputType.getFieldCount();
+        // One output row object re-pointed per row, as Flink's runner reuses its JoinedRowData.
         for (int i = 0; i < m; i++) {
-            output.collect(outRecord.replace(out.row(i, arity, null)));
+            output.collect(outRecord.replace(out.row(i, outRow.getArity(), outRow)));
         }
     }
 

@@ -12,8 +12,9 @@ import org.apache.flink.table.data.RowData;
 import io.sluice.flink.TestSupport;
 
 /**
- * Plain SQL lookup join, stock Flink vs the same SQL with {@code Sluice.install} (the cost rule
- * off, so the bench measures the operator whatever the rule decides): {@code rows} probe rows
+ * Plain SQL lookup join, stock Flink vs the same SQL with {@code Sluice.install} and
+ * {@code sluice.operator.lookup-join.enabled=true} (the cost rule off, so the bench measures the
+ * operator whatever the rule decides): {@code rows} probe rows
  * ({@link KeyedSqlBenchmark.Gen} over 65,536 keys: k STRING, v BIGINT with NULLs, s STRING, plus a
  * processing-time attribute) look up a 65,536-row in-memory dimension
  * ({@code sluice-test-lookup}, shape {@code bench}: k, w BIGINT, t STRING; every probe key hits
@@ -32,7 +33,8 @@ public final class LookupSqlBenchmark {
 
     static double run(long rows, String type, boolean cache, boolean installed) throws Exception {
         StreamExecutionEnvironment env = SqlPairs.env();
-        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed, "sluice.cost.enabled", "false");
+        StreamTableEnvironment tEnv = TestSupport.tableEnv(env, installed, "sluice.cost.enabled", "false",
+                "sluice.operator.lookup-join.enabled", "true");
         DataStream<RowData> probe = SqlPairs.generated(env, new KeyedSqlBenchmark.Gen(KEYS), rows,
                 KeyedSqlBenchmark.TYPE, WatermarkStrategy.noWatermarks(), "probe");
         tEnv.createTemporaryView("l", tEnv.fromDataStream(probe, Schema.newBuilder()

@@ -31,6 +31,7 @@ class LookupPlannerParityTest extends ParityTest {
     static final MiniClusterExtension CLUSTER = TestSupport.fourSlotCluster();
 
     static final String COST = "sluice.cost.enabled";
+    static final String ON = "sluice.operator.lookup-join.enabled";
 
     /** kt, kp, kr, ku and the two dimension tables. */
     static final BiConsumer<StreamExecutionEnvironment, StreamTableEnvironment> TABLES = (env, tEnv) -> {
@@ -51,39 +52,41 @@ class LookupPlannerParityTest extends ParityTest {
             for (String dim : new String[] {"dim", "dimc"}) {
                 for (int p : new int[] {1, 4}) {
                     q.add(Query.of(type + " " + dim, String.format(JOIN, type, dim), ORDERED, "LookupJoin")
-                            .parallelism(p).with(COST, "false"));
+                            .parallelism(p).with(COST, "false").with(ON, "true"));
                 }
             }
         }
         q.add(Query.of("LEFT, small batches", String.format(JOIN, "LEFT", "dimc"), ORDERED, "LookupJoin")
-                .with(COST, "false").with("sluice.batch-size", "7"));
+                .with(COST, "false").with(ON, "true").with("sluice.batch-size", "7"));
         q.add(Query.of("LEFT, probe strings, projected dimension", "SELECT l.s, d.t, l.b, l.dt, l.d, l.i FROM kp AS l "
                 + "LEFT JOIN dim FOR SYSTEM_TIME AS OF l.pt AS d ON l.k = d.k", ORDERED, "LookupJoin")
-                .with(COST, "false"));
+                .with(COST, "false").with(ON, "true"));
         // Flink's runner evaluates these; sluice collects what it emits
         q.add(Query.of("INNER non-equi condition", "SELECT l.id, d.w, l.v FROM kp AS l JOIN dimc FOR SYSTEM_TIME AS OF "
-                + "l.pt AS d ON l.k = d.k AND d.w > l.v", ORDERED, "LookupJoin").with(COST, "false"));
+                + "l.pt AS d ON l.k = d.k AND d.w > l.v", ORDERED, "LookupJoin").with(COST, "false").with(ON, "true"));
         q.add(Query.of("LEFT non-equi condition", "SELECT l.id, d.w, l.i FROM kp AS l LEFT JOIN dim FOR SYSTEM_TIME AS OF "
-                + "l.pt AS d ON l.k = d.k AND d.w < l.i * 10", ORDERED, "LookupJoin").with(COST, "false"));
+                + "l.pt AS d ON l.k = d.k AND d.w < l.i * 10", ORDERED, "LookupJoin").with(COST, "false").with(ON, "true"));
         q.add(Query.of("LEFT with a probe-side condition", "SELECT l.id, d.w, d.t FROM kp AS l LEFT JOIN dim FOR "
                 + "SYSTEM_TIME AS OF l.pt AS d ON l.k = d.k AND l.v > 0", ORDERED, "LookupJoin").parallelism(4)
-                .with(COST, "false"));
+                .with(COST, "false").with(ON, "true"));
         q.add(Query.of("filter on the dimension", "SELECT l.id, d.w FROM kp AS l JOIN dim FOR SYSTEM_TIME AS OF l.pt "
-                + "AS d ON l.k = d.k AND d.w > 100", ORDERED, "LookupJoin").with(COST, "false"));
+                + "AS d ON l.k = d.k AND d.w > 100", ORDERED, "LookupJoin").with(COST, "false").with(ON, "true"));
         // must stay stock, with the reason
         q.add(stock("async lookup", String.format(JOIN, "LEFT", "dima"), "async"));
         q.add(stock("DECIMAL column", "SELECT l.id, l.m, d.w, d.t, d.k FROM kp AS l JOIN dim FOR SYSTEM_TIME AS OF "
                 + "l.pt AS d ON l.k = d.k", "type DECIMAL"));
         q.add(stock("switched off", String.format(JOIN, "INNER", "dim"), "sluice.operator.lookup-join.enabled=false")
-                .with("sluice.operator.lookup-join.enabled", "false"));
+                .with(ON, "false"));
         q.add(new Query("cost rule", String.format(JOIN, "INNER", "dim"), 1, ORDERED, List.of(), "LookupJoin",
-                "cost: carries", Map.of()));
+                "cost: carries", Map.of(ON, "true")));
+        q.add(new Query("off by default", String.format(JOIN, "INNER", "dim"), 1, ORDERED, List.of(), "LookupJoin",
+                ON + "=false", Map.of()));
         return q;
     }
 
     /** A lookup join that must stay stock with a reason containing {@code reason}. */
     private static Query stock(String name, String sql, String reason) {
-        return new Query(name, sql, 1, ORDERED, List.of(), "LookupJoin", reason, Map.of(COST, "false"));
+        return new Query(name, sql, 1, ORDERED, List.of(), "LookupJoin", reason, Map.of(COST, "false", ON, "true"));
     }
 
     @Override
