@@ -156,56 +156,19 @@ public final class ColumnBatch {
      * @return bytes copied (string bytes plus fixed-width values)
      */
     public int add(BinaryRowData row) {
-        if (numRows == capacity) {
-            grow();
-        }
-        int r = numRows;
-        rowKinds[r] = row.getRowKind().toByteValue();
+        int r = startRow(row);
         int copied = 0;
         for (int j = 0; j < fields.length; j++) {
             int f = fields[j];
             boolean isNull = row.isNullAt(f);
             ((byte[]) nulls[j])[r] = isNull ? (byte) 1 : (byte) 0;
-            switch (kinds[j]) {
-                case UTF8:
-                case BINARY:
-                    copied += addBytes(j, r, row, f, isNull);
-                    break;
-                case BOOLEAN:
-                    ((byte[]) values[j])[r] = !isNull && row.getBoolean(f) ? (byte) 1 : (byte) 0;
-                    copied += 1;
-                    break;
-                case TINYINT:
-                    ((byte[]) values[j])[r] = isNull ? 0 : row.getByte(f);
-                    copied += 1;
-                    break;
-                case SMALLINT:
-                    ((short[]) values[j])[r] = isNull ? 0 : row.getShort(f);
-                    copied += 2;
-                    break;
-                case INT:
-                case DATE:
-                    ((int[]) values[j])[r] = isNull ? 0 : row.getInt(f);
-                    copied += 4;
-                    break;
-                case BIGINT:
-                case TIMESTAMP_MS: // compact timestamps are epoch milliseconds in the slot
-                    ((long[]) values[j])[r] = isNull ? 0L : row.getLong(f);
-                    copied += 8;
-                    break;
-                case FLOAT:
-                    ((float[]) values[j])[r] = isNull ? 0f : row.getFloat(f);
-                    copied += 4;
-                    break;
-                default:
-                    ((double[]) values[j])[r] = isNull ? 0d : row.getDouble(f);
-                    copied += 8;
-                    break;
+            if (kinds[j] == UTF8 || kinds[j] == BINARY) {
+                copied += addBytes(j, r, row, f, isNull); // straight from the row's segments
+            } else {
+                copied += isNull ? addNull(j, r) : addValue(j, r, row, f);
             }
         }
-        numRows = r + 1;
-        bytesCopied += copied;
-        return copied;
+        return endRow(r, copied);
     }
 
     /**
@@ -222,11 +185,7 @@ public final class ColumnBatch {
         if (row instanceof BinaryRowData) {
             return add((BinaryRowData) row);
         }
-        if (numRows == capacity) {
-            grow();
-        }
-        int r = numRows;
-        rowKinds[r] = row.getRowKind().toByteValue();
+        int r = startRow(row);
         int copied = 0;
         for (int j = 0; j < fields.length; j++) {
             int f = fields[j];
@@ -234,6 +193,20 @@ public final class ColumnBatch {
             ((byte[]) nulls[j])[r] = isNull ? (byte) 1 : (byte) 0;
             copied += isNull ? addNull(j, r) : addValue(j, r, row, f);
         }
+        return endRow(r, copied);
+    }
+
+    /** Makes room for one more row and records its RowKind; returns its index. */
+    private int startRow(RowData row) {
+        if (numRows == capacity) {
+            grow();
+        }
+        rowKinds[numRows] = row.getRowKind().toByteValue();
+        return numRows;
+    }
+
+    /** Counts row {@code r} (whose fields copied {@code copied} bytes) in; returns {@code copied}. */
+    private int endRow(int r, int copied) {
         numRows = r + 1;
         bytesCopied += copied;
         return copied;
@@ -250,7 +223,10 @@ public final class ColumnBatch {
         return 0;
     }
 
-    /** Field {@code f} (not NULL) of {@code row} into column {@code j}, row {@code r}. */
+    /**
+     * Field {@code f} (not NULL) of {@code row} into column {@code j}, row {@code r}, through the
+     * row's getters (a {@code BinaryRowData}'s strings take {@link #addBytes} instead).
+     */
     private int addValue(int j, int r, RowData row, int f) {
         switch (kinds[j]) {
             case UTF8:
@@ -275,7 +251,9 @@ public final class ColumnBatch {
                 ((long[]) values[j])[r] = row.getLong(f);
                 return 8;
             case TIMESTAMP_MS:
-                ((long[]) values[j])[r] = row.getTimestamp(f, 3).getMillisecond();
+                // A BinaryRowData keeps a compact timestamp as epoch milliseconds in its slot.
+                ((long[]) values[j])[r] = row instanceof BinaryRowData ? row.getLong(f)
+                        : row.getTimestamp(f, 3).getMillisecond();
                 return 8;
             case FLOAT:
                 ((float[]) values[j])[r] = row.getFloat(f);

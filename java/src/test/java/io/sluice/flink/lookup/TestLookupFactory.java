@@ -142,49 +142,64 @@ public final class TestLookupFactory implements DynamicTableSourceFactory {
         }
     }
 
-    /** Looks the key up in the in-memory rows. */
-    public static final class MapLookup extends LookupFunction {
+    /** The dimension's rows, built once per function instance (in {@code open}). */
+    static final class Dimension implements java.io.Serializable {
         private static final long serialVersionUID = 1L;
         private final int keys;
         private final String shape;
         private transient Map<StringData, List<RowData>> rows;
 
-        public MapLookup(int keys, String shape) {
+        Dimension(int keys, String shape) {
             this.keys = keys;
             this.shape = shape;
         }
 
+        void open() {
+            rows = rows(keys, shape);
+        }
+
+        Collection<RowData> get(RowData keyRow) {
+            return rows.getOrDefault(keyRow.getString(0), List.of());
+        }
+    }
+
+    /** Looks the key up in the in-memory rows. */
+    public static final class MapLookup extends LookupFunction {
+        private static final long serialVersionUID = 1L;
+        private final Dimension dim;
+
+        public MapLookup(int keys, String shape) {
+            this.dim = new Dimension(keys, shape);
+        }
+
         @Override
         public void open(FunctionContext context) {
-            rows = rows(keys, shape);
+            dim.open();
         }
 
         @Override
         public Collection<RowData> lookup(RowData keyRow) {
-            return rows.getOrDefault(keyRow.getString(0), List.of());
+            return dim.get(keyRow);
         }
     }
 
     /** The same rows, asynchronously (completed at once). */
     public static final class AsyncMapLookup extends AsyncLookupFunction {
         private static final long serialVersionUID = 1L;
-        private final int keys;
-        private final String shape;
-        private transient Map<StringData, List<RowData>> rows;
+        private final Dimension dim;
 
         public AsyncMapLookup(int keys, String shape) {
-            this.keys = keys;
-            this.shape = shape;
+            this.dim = new Dimension(keys, shape);
         }
 
         @Override
         public void open(FunctionContext context) {
-            rows = rows(keys, shape);
+            dim.open();
         }
 
         @Override
         public CompletableFuture<Collection<RowData>> asyncLookup(RowData keyRow) {
-            return CompletableFuture.completedFuture(rows.getOrDefault(keyRow.getString(0), List.of()));
+            return CompletableFuture.completedFuture(dim.get(keyRow));
         }
     }
 }
