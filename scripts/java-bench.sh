@@ -27,6 +27,8 @@
 #                                               installed, results checked first (RankSqlBenchmark)
 #   scripts/java-bench.sh window-sql 2000000 3  plain SQL TUMBLE and HOP aggregates over 1,024 keys, stock vs
 #                                               installed (WindowSqlBenchmark)
+#   scripts/java-bench.sh lookup-sql 2000000 3  plain SQL lookup join (65,536-row in-memory dimension): INNER without a
+#                                               cache, LEFT with Flink's partial cache, stock vs installed (LookupSqlBenchmark)
 #   scripts/java-bench.sh lazy [ascii|mixed]    lazy (String-backed) strings into the Calc, per representation
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +54,7 @@ if [ "${1:-}" = join-sql ]; then main=io.sluice.flink.bench.JoinSqlBenchmark; sh
 if [ "${1:-}" = over-sql ]; then main=io.sluice.flink.bench.OverSqlBenchmark; shift; fi
 if [ "${1:-}" = rank-sql ]; then main=io.sluice.flink.bench.RankSqlBenchmark; shift; fi
 if [ "${1:-}" = window-sql ]; then main=io.sluice.flink.bench.WindowSqlBenchmark; shift; fi
+if [ "${1:-}" = lookup-sql ]; then main=io.sluice.flink.bench.LookupSqlBenchmark; shift; fi
 if [ "${1:-}" = lazy ]; then main=io.sluice.flink.bench.LazyStringMicro; shift; fi
 # shellcheck disable=SC2086
 exec java -Xmx3g -Xms3g ${SLUICE_BENCH_JAVA_OPTS:-} $JAVA_OPENS -cp "$JAVA_TEST_CP" "$main" "$@"

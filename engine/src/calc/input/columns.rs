@@ -20,14 +20,16 @@
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use arrow_array::types::{Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type};
+use arrow_array::types::{
+    Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, TimestampMillisecondType,
+};
 use arrow_array::{
     make_array, new_null_array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, PrimitiveArray, RecordBatch,
     RecordBatchOptions, StringArray,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, TimeUnit};
 use sluice_transpose::{RowKind, Rows};
 
 use crate::calc::CalcProgram;
@@ -38,7 +40,7 @@ use crate::error::{Error, Result};
 /// carries, the Java values array (JNI signature) and its element size, so
 /// that what a kind is stands in one place.
 macro_rules! column_kinds {
-    ($($(#[$doc:meta])* $kind:ident = $code:literal: $dt:ident in $java:literal of $size:literal bytes;)*) => {
+    ($($(#[$doc:meta])* $kind:ident = $code:literal: $dt:pat in $java:literal of $size:literal bytes;)*) => {
         /// How a column travels from Java: the codes are shared with
         /// `io.sluice.jni.ColumnBatch` (keep both in step).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +52,7 @@ macro_rules! column_kinds {
             /// The kind carrying an Arrow type, if any.
             pub fn for_type(dt: &DataType) -> Option<Self> {
                 match dt {
-                    $(DataType::$dt => Some(ColumnKind::$kind),)*
+                    $($dt => Some(ColumnKind::$kind),)*
                     _ => None,
                 }
             }
@@ -79,25 +81,28 @@ macro_rules! column_kinds {
 
 column_kinds! {
     /// CHAR / VARCHAR: `byte[]` UTF-8 values + `int[]` offsets.
-    Utf8 = 0: Utf8 in "[B" of 1 bytes;
+    Utf8 = 0: DataType::Utf8 in "[B" of 1 bytes;
     /// VARBINARY: `byte[]` values + `int[]` offsets.
-    Binary = 1: Binary in "[B" of 1 bytes;
+    Binary = 1: DataType::Binary in "[B" of 1 bytes;
     /// BOOLEAN: `byte[]`, 0 = false.
-    Boolean = 2: Boolean in "[B" of 1 bytes;
+    Boolean = 2: DataType::Boolean in "[B" of 1 bytes;
     /// TINYINT: `byte[]`.
-    Int8 = 3: Int8 in "[B" of 1 bytes;
+    Int8 = 3: DataType::Int8 in "[B" of 1 bytes;
     /// SMALLINT: `short[]`.
-    Int16 = 4: Int16 in "[S" of 2 bytes;
+    Int16 = 4: DataType::Int16 in "[S" of 2 bytes;
     /// INT: `int[]`.
-    Int32 = 5: Int32 in "[I" of 4 bytes;
+    Int32 = 5: DataType::Int32 in "[I" of 4 bytes;
     /// BIGINT: `long[]`.
-    Int64 = 6: Int64 in "[J" of 8 bytes;
+    Int64 = 6: DataType::Int64 in "[J" of 8 bytes;
     /// FLOAT: `float[]`.
-    Float32 = 7: Float32 in "[F" of 4 bytes;
+    Float32 = 7: DataType::Float32 in "[F" of 4 bytes;
     /// DOUBLE: `double[]`.
-    Float64 = 8: Float64 in "[D" of 8 bytes;
+    Float64 = 8: DataType::Float64 in "[D" of 8 bytes;
     /// DATE (days since the epoch): `int[]`.
-    Date32 = 9: Date32 in "[I" of 4 bytes;
+    Date32 = 9: DataType::Date32 in "[I" of 4 bytes;
+    /// TIMESTAMP(p) / TIMESTAMP_LTZ(p) with p in 1..=3 (epoch milliseconds,
+    /// Flink's compact form): `long[]`.
+    TimestampMs = 10: DataType::Timestamp(TimeUnit::Millisecond, None) in "[J" of 8 bytes;
 }
 
 /// `ColumnKind` code for a column the program does not read.
@@ -270,6 +275,7 @@ unsafe fn column_array(col: &ColumnSlices<'_>, field: &Field, n: usize, owner: &
                 ColumnKind::Int64 => primitive::<Int64Type>(col.values, n, nulls, owner),
                 ColumnKind::Float32 => primitive::<Float32Type>(col.values, n, nulls, owner),
                 ColumnKind::Float64 => primitive::<Float64Type>(col.values, n, nulls, owner),
+                ColumnKind::TimestampMs => primitive::<TimestampMillisecondType>(col.values, n, nulls, owner),
                 _ => primitive::<Date32Type>(col.values, n, nulls, owner),
             }
         },

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
-use arrow_array::{Array, ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, Int32Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
+};
 use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, RowKind, Rows, TypeKind};
 
 use super::{ColumnKind, ColumnSlices, NOT_NEEDED, UNSUPPORTED};
@@ -140,9 +142,35 @@ fn column_kinds_mark_read_unread_and_unsupported_fields() {
         ]
     );
     let names = vec!["s".to_string(), "ts".to_string()];
-    let types = vec![FlinkType::string(), FlinkType::new(TypeKind::Timestamp(3))];
+    let types = vec![FlinkType::string(), FlinkType::new(TypeKind::Timestamp(6))];
     let p = CalcProgram::new(&names, &types, &["md5(s)", "ts"], None).unwrap();
     assert_eq!(p.column_kinds(), vec![ColumnKind::Utf8 as i32, UNSUPPORTED]);
+}
+
+/// TIMESTAMP(3) and TIMESTAMP_LTZ(3) travel as epoch milliseconds (`long[]`)
+/// and give the rows the row path gives (NULLs, negative and zero values).
+#[test]
+fn millisecond_timestamps_match_the_row_path() {
+    let names = vec!["ts".to_string(), "ltz".to_string()];
+    let types = vec![FlinkType::new(TypeKind::Timestamp(3)), FlinkType::new(TypeKind::TimestampLtz(3))];
+    let conv = RowConverter::from_flink_types(&["ts", "ltz"], &types).unwrap();
+    let ts = TimestampMillisecondArray::from(vec![Some(0), None, Some(-1_234), Some(1_700_000_000_123)]);
+    let ltz = TimestampMillisecondArray::from(vec![None, Some(5), Some(i64::MAX / 1_000_000), None]);
+    let batch = RecordBatch::try_new(Arc::clone(conv.schema()), vec![Arc::new(ts), Arc::new(ltz)]).unwrap();
+    let kinds = [RowKind::Insert; 4];
+    let rows = conv.batch_to_rows(&batch, Some(&kinds), NullLayout::Serializer).unwrap();
+    let segs: Vec<&[u8]> = rows.iter().collect();
+    let addrs: Vec<RowAddress> =
+        segs.iter().enumerate().map(|(i, s)| RowAddress { segment: i, offset: 0, len: s.len() }).collect();
+    let mut program = CalcProgram::new(&names, &types, &["ltz", "ts"], None).unwrap();
+    assert_eq!(program.column_kinds(), vec![ColumnKind::TimestampMs as i32; 2]);
+    let mut want = Rows::default();
+    program.process_segments(&segs, &addrs, &mut want).unwrap();
+    let cols: Vec<JavaColumn> = (0..2).map(|f| JavaColumn::of(&batch, f)).collect();
+    let slices: Vec<ColumnSlices<'_>> = cols.iter().map(JavaColumn::slices).collect();
+    let mut got = Rows::default();
+    program.process_columns(&slices, &[0; 4], 4, &mut got).unwrap();
+    assert_eq!((got.offsets, got.data), (want.offsets, want.data));
 }
 
 #[test]

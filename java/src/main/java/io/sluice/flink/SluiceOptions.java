@@ -46,6 +46,15 @@ public final class SluiceOptions {
     public static final ConfigOption<Boolean> OPERATOR_JOIN_ENABLED = operatorEnabled("join");
 
     /**
+     * Per operator switch of the planner stage: the synchronous lookup join (INNER / LEFT; Flink's
+     * own runner, fetcher and lookup cache run unchanged, the joined rows are collected into
+     * native columns and built natively). Off by default (see {@link #operatorEnabled}) until the
+     * end-to-end bench (benches/RESULTS.md, "Java: lookup join") shows it faster than stock on a
+     * quiet machine.
+     */
+    public static final ConfigOption<Boolean> OPERATOR_LOOKUP_JOIN_ENABLED = operatorEnabled("lookup-join");
+
+    /**
      * Per operator switch of the planner stage: the window TVF aggregate (TUMBLE, HOP, CUMULATE
      * over rowtime; one phase or the local/global pair).
      */
@@ -94,7 +103,8 @@ public final class SluiceOptions {
                     + "unit; Join and Rank: 3).");
 
     /**
-     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true).
+     * The switch of one planner substitution, {@code sluice.operator.<name>.enabled} (default true,
+     * except {@code lookup-join}: false, see {@link #OPERATOR_LOOKUP_JOIN_ENABLED}).
      * The four built-in ones are the constants above; an older key, where there was one, is read as
      * a deprecated key.
      *
@@ -111,7 +121,7 @@ public final class SluiceOptions {
             case "changelog-normalize" -> "sluice.normalize.enabled";
             default -> null;
         };
-        ConfigOption<Boolean> option = b.defaultValue(true)
+        ConfigOption<Boolean> option = b.defaultValue(!name.equals("lookup-join"))
                 .withDescription("Let the planner stage replace Flink's " + name + " node with sluice's.");
         return old == null ? option : option.withDeprecatedKeys(old);
     }

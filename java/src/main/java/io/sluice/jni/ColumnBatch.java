@@ -48,6 +48,8 @@ public final class ColumnBatch {
     public static final int DOUBLE = 8;
     /** DATE: {@code int[]} (days). */
     public static final int DATE = 9;
+    /** TIMESTAMP(p) / TIMESTAMP_LTZ(p), p in 1..3: {@code long[]} (epoch milliseconds). */
+    public static final int TIMESTAMP_MS = 10;
 
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
@@ -135,6 +137,7 @@ public final class ColumnBatch {
             case DATE:
                 return new int[rows];
             case BIGINT:
+            case TIMESTAMP_MS:
                 return new long[rows];
             case FLOAT:
                 return new float[rows];
@@ -147,105 +150,156 @@ public final class ColumnBatch {
 
     /**
      * Copies the carried fields of {@code row} into the batch; the row is not
-     * referenced afterwards (object reuse is safe). A {@code BinaryRowData}'s
-     * strings are copied from its bytes; any other row's (e.g. a
-     * {@code GenericRowData} from {@code fromDataStream}) from its
-     * {@code BinaryStringData}, encoded by Flink's own encoder first if it
-     * still holds only a {@code java.lang.String} (as Flink's serializer and
-     * its chained-hop copy do).
+     * referenced afterwards (object reuse is safe).
      *
      * @param row the row
      * @return bytes copied (string bytes plus fixed-width values)
      */
-    public int add(RowData row) {
-        if (numRows == capacity) {
-            grow();
-        }
-        int r = numRows;
-        rowKinds[r] = row.getRowKind().toByteValue();
+    public int add(BinaryRowData row) {
+        int r = startRow(row);
         int copied = 0;
         for (int j = 0; j < fields.length; j++) {
             int f = fields[j];
             boolean isNull = row.isNullAt(f);
             ((byte[]) nulls[j])[r] = isNull ? (byte) 1 : (byte) 0;
-            switch (kinds[j]) {
-                case UTF8:
-                case BINARY:
-                    copied += addBytes(j, r, row, f, isNull);
-                    break;
-                case BOOLEAN:
-                    ((byte[]) values[j])[r] = !isNull && row.getBoolean(f) ? (byte) 1 : (byte) 0;
-                    copied += 1;
-                    break;
-                case TINYINT:
-                    ((byte[]) values[j])[r] = isNull ? 0 : row.getByte(f);
-                    copied += 1;
-                    break;
-                case SMALLINT:
-                    ((short[]) values[j])[r] = isNull ? 0 : row.getShort(f);
-                    copied += 2;
-                    break;
-                case INT:
-                case DATE:
-                    ((int[]) values[j])[r] = isNull ? 0 : row.getInt(f);
-                    copied += 4;
-                    break;
-                case BIGINT:
-                    ((long[]) values[j])[r] = isNull ? 0L : row.getLong(f);
-                    copied += 8;
-                    break;
-                case FLOAT:
-                    ((float[]) values[j])[r] = isNull ? 0f : row.getFloat(f);
-                    copied += 4;
-                    break;
-                default:
-                    ((double[]) values[j])[r] = isNull ? 0d : row.getDouble(f);
-                    copied += 8;
-                    break;
+            if (kinds[j] == UTF8 || kinds[j] == BINARY) {
+                copied += addBytes(j, r, row, f, isNull); // straight from the row's segments
+            } else {
+                copied += isNull ? addNull(j, r) : addValue(j, r, row, f);
             }
         }
+        return endRow(r, copied);
+    }
+
+    /**
+     * Copies the carried fields of any {@code RowData} (a {@code JoinedRowData}, a
+     * {@code GenericRowData}) into the batch through its getters; a {@code BinaryRowData} takes
+     * {@link #add(BinaryRowData)}. Strings are copied from their UTF-8 segments (a String-backed
+     * one is encoded once by Flink, as its own serializer would). The row is not referenced
+     * afterwards.
+     *
+     * @param row the row
+     * @return bytes copied (string bytes plus fixed-width values)
+     */
+    public int add(RowData row) {
+        if (row instanceof BinaryRowData) {
+            return add((BinaryRowData) row);
+        }
+        int r = startRow(row);
+        int copied = 0;
+        for (int j = 0; j < fields.length; j++) {
+            int f = fields[j];
+            boolean isNull = row.isNullAt(f);
+            ((byte[]) nulls[j])[r] = isNull ? (byte) 1 : (byte) 0;
+            copied += isNull ? addNull(j, r) : addValue(j, r, row, f);
+        }
+        return endRow(r, copied);
+    }
+
+    /** Makes room for one more row and records its RowKind; returns its index. */
+    private int startRow(RowData row) {
+        if (numRows == capacity) {
+            grow();
+        }
+        rowKinds[numRows] = row.getRowKind().toByteValue();
+        return numRows;
+    }
+
+    /** Counts row {@code r} (whose fields copied {@code copied} bytes) in; returns {@code copied}. */
+    private int endRow(int r, int copied) {
         numRows = r + 1;
         bytesCopied += copied;
         return copied;
     }
 
+    /**
+     * A NULL in column {@code j}, row {@code r}: an empty value for a string column; a
+     * fixed-width slot keeps whatever it held (native code reads it only where the flag is 0).
+     */
+    private int addNull(int j, int r) {
+        if (kinds[j] == UTF8 || kinds[j] == BINARY) {
+            ((int[]) offsets[j])[r + 1] = used[j];
+        }
+        return 0;
+    }
+
+    /**
+     * Field {@code f} (not NULL) of {@code row} into column {@code j}, row {@code r}, through the
+     * row's getters (a {@code BinaryRowData}'s strings take {@link #addBytes} instead).
+     */
+    private int addValue(int j, int r, RowData row, int f) {
+        switch (kinds[j]) {
+            case UTF8:
+                return appendString(j, r, row.getString(f));
+            case BINARY:
+                byte[] b = row.getBinary(f);
+                return appendBytes(j, r, b, 0, b.length);
+            case BOOLEAN:
+                ((byte[]) values[j])[r] = row.getBoolean(f) ? (byte) 1 : (byte) 0;
+                return 1;
+            case TINYINT:
+                ((byte[]) values[j])[r] = row.getByte(f);
+                return 1;
+            case SMALLINT:
+                ((short[]) values[j])[r] = row.getShort(f);
+                return 2;
+            case INT:
+            case DATE:
+                ((int[]) values[j])[r] = row.getInt(f);
+                return 4;
+            case BIGINT:
+                ((long[]) values[j])[r] = row.getLong(f);
+                return 8;
+            case TIMESTAMP_MS:
+                // A BinaryRowData keeps a compact timestamp as epoch milliseconds in its slot.
+                ((long[]) values[j])[r] = row instanceof BinaryRowData ? row.getLong(f)
+                        : row.getTimestamp(f, 3).getMillisecond();
+                return 8;
+            case FLOAT:
+                ((float[]) values[j])[r] = row.getFloat(f);
+                return 4;
+            default:
+                ((double[]) values[j])[r] = row.getDouble(f);
+                return 8;
+        }
+    }
+
+    /** A string's UTF-8 bytes, straight from its segments, into column {@code j}. */
+    private int appendString(int j, int r, StringData s) {
+        if (s instanceof BinaryStringData) {
+            BinaryStringData b = (BinaryStringData) s;
+            b.ensureMaterialized();
+            MemorySegment[] segs = b.getSegments();
+            int len = b.getSizeInBytes();
+            if (segs.length == 1 && !segs[0].isOffHeap()) {
+                return appendBytes(j, r, segs[0].getArray(), b.getOffset(), len);
+            }
+            int pos = used[j];
+            BinarySegmentUtils.copyToBytes(segs, b.getOffset(), ensure(j, pos + len), pos, len);
+            used[j] = pos + len;
+            ((int[]) offsets[j])[r + 1] = pos + len;
+            return len;
+        }
+        byte[] bytes = s.toBytes();
+        return appendBytes(j, r, bytes, 0, bytes.length);
+    }
+
+    private int appendBytes(int j, int r, byte[] src, int from, int len) {
+        int pos = used[j];
+        System.arraycopy(src, from, ensure(j, pos + len), pos, len);
+        used[j] = pos + len;
+        ((int[]) offsets[j])[r + 1] = pos + len;
+        return len;
+    }
+
     /** Appends field {@code f}'s string / binary bytes to column {@code j}; returns bytes copied. */
-    private int addBytes(int j, int r, RowData row, int f, boolean isNull) {
+    private int addBytes(int j, int r, BinaryRowData row, int f, boolean isNull) {
         int[] offs = (int[]) offsets[j];
         int pos = used[j];
         if (isNull) {
             offs[r + 1] = pos;
             return 0;
         }
-        int len = row instanceof BinaryRowData ? addBinaryRowBytes(j, pos, (BinaryRowData) row, f)
-                : addFieldBytes(j, pos, row, f);
-        used[j] = pos + len;
-        offs[r + 1] = pos + len;
-        return len;
-    }
-
-    /** Copies a field of a non-binary row: its string's UTF-8 bytes, or its byte[]. */
-    private int addFieldBytes(int j, int pos, RowData row, int f) {
-        if (kinds[j] == BINARY) {
-            byte[] b = row.getBinary(f);
-            System.arraycopy(b, 0, ensure(j, pos + b.length), pos, b.length);
-            return b.length;
-        }
-        StringData s = row.getString(f);
-        if (!(s instanceof BinaryStringData)) {
-            byte[] b = s.toBytes();
-            System.arraycopy(b, 0, ensure(j, pos + b.length), pos, b.length);
-            return b.length;
-        }
-        BinaryStringData bs = (BinaryStringData) s;
-        bs.ensureMaterialized();
-        int len = bs.getSizeInBytes();
-        BinarySegmentUtils.copyToBytes(bs.getSegments(), bs.getOffset(), ensure(j, pos + len), pos, len);
-        return len;
-    }
-
-    /** Copies a string / binary field of a binary row from the row's bytes. */
-    private int addBinaryRowBytes(int j, int pos, BinaryRowData row, int f) {
         long slot = row.getLong(f);
         int len;
         if (slot < 0) {
@@ -273,6 +327,8 @@ public final class ColumnBatch {
                 BinarySegmentUtils.copyToBytes(segs, at, vals, pos, len);
             }
         }
+        used[j] = pos + len;
+        offs[r + 1] = pos + len;
         return len;
     }
 

@@ -14,6 +14,8 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -22,9 +24,11 @@ import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
@@ -138,7 +142,7 @@ class ColumnBatchTest {
 
     /** Generic rows (String-backed strings, as from {@code fromDataStream}) through the columns. */
     @Test
-    void genericRowsGiveTheSameRowsAsTheRowPath() {
+    void stringBackedGenericRowsGiveTheSameRowsAsTheRowPath() {
         List<BinaryRowData> rows = rows(1000, 7);
         try (CalcNative calc = new CalcNative(NAMES, typeStrings(), EXPRS, null)) {
             ColumnBatch cols = batchFor(calc, 8);
@@ -156,6 +160,65 @@ class ColumnBatchTest {
             }
             assertTrue(cols.bytesCopied() >= strBytes);
             assertSameRows(calc.process(batch), calc.processColumns(cols), 1000);
+        }
+    }
+
+    /**
+     * Any {@code RowData} (here a {@code JoinedRowData} over two {@code GenericRowData} halves
+     * with String-backed strings, as a lookup join emits) goes through the getters and gives the
+     * rows the row path gives for the same values.
+     */
+    @Test
+    void genericRowsGiveTheSameRowsAsTheRowPath() {
+        List<BinaryRowData> rows = rows(1000, 11);
+        RowData.FieldGetter[] getters = new RowData.FieldGetter[TYPES.length];
+        for (int f = 0; f < TYPES.length; f++) {
+            getters[f] = RowData.createFieldGetter(TYPES[f], f);
+        }
+        try (CalcNative calc = new CalcNative(NAMES, typeStrings(), EXPRS, null)) {
+            RowBatch batch = new RowBatch(1000);
+            ColumnBatch cols = batchFor(calc, 16);
+            for (BinaryRowData r : rows) {
+                assertTrue(batch.add(r));
+                GenericRowData left = new GenericRowData(4);
+                GenericRowData right = new GenericRowData(TYPES.length - 4);
+                for (int f = 0; f < TYPES.length; f++) {
+                    Object v = getters[f].getFieldOrNull(r);
+                    v = v instanceof StringData ? StringData.fromString(v.toString()) : v;
+                    (f < 4 ? left : right).setField(f < 4 ? f : f - 4, v);
+                }
+                RowData joined = new JoinedRowData(r.getRowKind(), left, right);
+                cols.add(joined);
+            }
+            assertSameRows(calc.process(batch), calc.processColumns(cols), 1000);
+        }
+    }
+
+    /** TIMESTAMP(3) and TIMESTAMP_LTZ(3) travel as epoch milliseconds, from binary and generic rows. */
+    @Test
+    void millisecondTimestampsGiveTheSameRowsAsTheRowPath() {
+        LogicalType[] types = {new TimestampType(3), new LocalZonedTimestampType(3)};
+        RowType type = RowType.of(types, new String[] {"ts", "ltz"});
+        String[] typeStrings = Arrays.stream(types).map(LogicalType::asSerializableString).toArray(String[]::new);
+        RowDataSerializer ser = new RowDataSerializer(type);
+        long[] millis = {0L, -1_234L, 1_700_000_000_123L, 253_402_300_799_999L};
+        try (CalcNative calc = new CalcNative(new String[] {"ts", "ltz"}, typeStrings, new String[] {"ltz", "ts"},
+                null)) {
+            assertArrayEquals(new int[] {ColumnBatch.TIMESTAMP_MS, ColumnBatch.TIMESTAMP_MS}, calc.columnKinds());
+            RowBatch batch = new RowBatch(8);
+            ColumnBatch binary = batchFor(calc, 2);
+            ColumnBatch generic = batchFor(calc, 2);
+            for (int i = 0; i < millis.length; i++) {
+                GenericRowData g = GenericRowData.of(i % 3 == 1 ? null : TimestampData.fromEpochMillis(millis[i]),
+                        i % 2 == 0 ? null : TimestampData.fromEpochMillis(millis[millis.length - 1 - i]));
+                BinaryRowData b = ser.toBinaryRow(g).copy();
+                assertTrue(batch.add(b));
+                binary.add(b);
+                generic.add((RowData) g);
+            }
+            RowBlock want = calc.process(batch);
+            assertSameRows(want, calc.processColumns(binary), millis.length);
+            assertSameRows(want, calc.processColumns(generic), millis.length);
         }
     }
 

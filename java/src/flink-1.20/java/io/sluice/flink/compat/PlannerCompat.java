@@ -16,4 +16,13 @@ public final class PlannerCompat {
     public static String unsupportedTraits(RelNode node) {
         return null;
     }
+    /**
+     * Flink 1.20 has no lookup shuffle (the 2.x tree checks {@code enableLookupShuffle}).
+     *
+     * @param join a StreamPhysicalLookupJoin
+     * @return false
+     */
+    public static boolean lookupShuffle(org.apache.flink.table.planner.plan.nodes.physical.common.CommonPhysicalLookupJoin join) {
+        return false;
+    }
 }

@@ -25,4 +25,15 @@ public final class PlannerCompat {
         }
         return null;
     }
+    /**
+     * Flink 2.x: a lookup join whose lookup keys are shuffled to the lookup subtasks first
+     * ({@code LOOKUP('shuffle'='true')}, CommonPhysicalLookupJoin.enableLookupShuffle) changes its
+     * input's distribution in Flink's ExecNode; sluice's node keeps the input as it is.
+     *
+     * @param join a StreamPhysicalLookupJoin
+     * @return whether it shuffles its input by the lookup keys
+     */
+    public static boolean lookupShuffle(org.apache.flink.table.planner.plan.nodes.physical.common.CommonPhysicalLookupJoin join) {
+        return join.enableLookupShuffle();
+    }
 }

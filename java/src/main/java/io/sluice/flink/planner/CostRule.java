@@ -70,7 +70,12 @@ public final class CostRule {
         /** The regular join. */
         JOIN(3, "a state insert, a probe of the other side and the joined rows per row"),
         /** A ROW_NUMBER Top-N. */
-        RANK(3, "a sorted per-key buffer update per row");
+        RANK(3, "a sorted per-key buffer update per row"),
+        /**
+         * The lookup join: the lookup itself stays Flink's; what sluice does per row is collect the
+         * joined row into columns and build it natively.
+         */
+        LOOKUP_JOIN(1, "the joined row built from columns per row");
 
         private final int units;
         private final String what;

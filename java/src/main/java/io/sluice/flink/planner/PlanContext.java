@@ -12,7 +12,9 @@ import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRel;
 import org.apache.flink.table.planner.plan.utils.ChangelogPlanUtils;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.runtime.typeutils.TypeCheckUtils;
 
 import io.sluice.flink.SluiceOptions;
 
@@ -131,5 +133,23 @@ public final class PlanContext {
         if (r != null) {
             stockReasons.put(to, r);
         }
+    }
+
+    /**
+     * The input row type as the native operator is told it: a processing-time attribute is
+     * declared NOT NULL but its slot holds NULL until a Calc materializes it (the planner's time
+     * indicator, {@code PROCTIME_MATERIALIZE}), so it is passed as nullable; the native operator
+     * only carries it through.
+     *
+     * @param in the input row type Flink declares
+     * @return the same fields with processing-time attributes nullable
+     */
+    public static RowType nativeInput(RowType in) {
+        LogicalType[] types = new LogicalType[in.getFieldCount()];
+        for (int i = 0; i < types.length; i++) {
+            LogicalType t = in.getTypeAt(i);
+            types[i] = TypeCheckUtils.isProcTime(t) ? t.copy(true) : t;
+        }
+        return RowType.of(types, in.getFieldNames().toArray(new String[0]));
     }
 }

@@ -10,6 +10,7 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalG
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLookupJoin;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRank;
@@ -24,6 +25,7 @@ import io.sluice.flink.planner.keyed.JoinSubstitution;
 import io.sluice.flink.planner.keyed.OverAggregateSubstitution;
 import io.sluice.flink.planner.keyed.RankSubstitution;
 import io.sluice.flink.planner.keyed.WindowAggregateSubstitution;
+import io.sluice.flink.planner.lookup.LookupJoinSubstitution;
 
 /**
  * The registry: every {@link Substitution} the stage can make, one per Flink node class. A node
@@ -49,6 +51,7 @@ public final class Substitutions {
             Substitution.of("changelog-normalize", StreamPhysicalChangelogNormalize.class,
                     ChangelogNormalizeSubstitution::match).acceptingChangelog(),
             Substitution.of("join", StreamPhysicalJoin.class, JoinSubstitution::match).acceptingChangelog(),
+            Substitution.of("lookup-join", StreamPhysicalLookupJoin.class, LookupJoinSubstitution::match),
             Substitution.of("window-aggregate", StreamPhysicalWindowAggregate.class, WindowAggregateSubstitution::match),
             Substitution.of("window-aggregate", StreamPhysicalLocalWindowAggregate.class,
                     WindowAggregateSubstitution::local),

@@ -231,8 +231,8 @@ public final class JoinSubstitution {
     /** Creates the native join once, as the job will, and compares its output with Flink's row type. */
     private static String probe(String spec, RowType left, RowType right, RowType out) {
         RowType nat;
-        try (JoinNative probe = JoinNative.create(spec, KeyedChecks.nativeInput(left),
-                KeyedChecks.nativeInput(right))) {
+        try (JoinNative probe = JoinNative.create(spec, PlanContext.nativeInput(left),
+                PlanContext.nativeInput(right))) {
             nat = probe.outputType(out.getFieldNames());
         } catch (SluiceException | IllegalArgumentException e) {
             return "native join refuses `" + spec + "` over " + left.asSummaryString() + " and "

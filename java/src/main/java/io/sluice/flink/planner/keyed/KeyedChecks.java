@@ -4,12 +4,12 @@ import java.time.Duration;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
-import org.apache.flink.table.runtime.typeutils.TypeCheckUtils;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
+import io.sluice.flink.planner.PlanContext;
 import io.sluice.jni.KeyedNative;
 import io.sluice.jni.SluiceException;
 
@@ -65,7 +65,7 @@ final class KeyedChecks {
      */
     static String probe(String spec, RowType in, RowType out) {
         RowType nat;
-        try (KeyedNative probe = KeyedNative.create(spec, nativeInput(in))) {
+        try (KeyedNative probe = KeyedNative.create(spec, PlanContext.nativeInput(in))) {
             nat = probe.outputType(out.getFieldNames());
         } catch (SluiceException | IllegalArgumentException e) {
             return "native operator refuses `" + spec + "` over " + in.asSummaryString() + ": " + e.getMessage();
@@ -88,24 +88,6 @@ final class KeyedChecks {
             }
         }
         return null;
-    }
-
-    /**
-     * The input row type as the native operator is told it: a processing-time attribute is
-     * declared NOT NULL but its slot holds NULL until a Calc materializes it (the planner's time
-     * indicator, {@code PROCTIME_MATERIALIZE}), so it is passed as nullable; the native operator
-     * only carries it through.
-     *
-     * @param in the input row type Flink declares
-     * @return the same fields with processing-time attributes nullable
-     */
-    static RowType nativeInput(RowType in) {
-        LogicalType[] types = new LogicalType[in.getFieldCount()];
-        for (int i = 0; i < types.length; i++) {
-            LogicalType t = in.getTypeAt(i);
-            types[i] = TypeCheckUtils.isProcTime(t) ? t.copy(true) : t;
-        }
-        return RowType.of(types, in.getFieldNames().toArray(new String[0]));
     }
 
     /** Whether values of the two types are written alike in a {@code BinaryRowData}. */

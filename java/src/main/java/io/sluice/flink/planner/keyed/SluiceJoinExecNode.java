@@ -22,6 +22,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.SluiceOptions;
 import io.sluice.flink.keyed.SluiceJoinOperator;
+import io.sluice.flink.planner.PlanContext;
 
 /**
  * The ExecNode of {@link StreamPhysicalSluiceJoin}: a {@link SluiceJoinOperator} as a
@@ -58,8 +59,8 @@ public final class SluiceJoinExecNode extends ExecNodeBase<RowData>
         RowType leftType = (RowType) leftEdge.getOutputType();
         RowType rightType = (RowType) rightEdge.getOutputType();
         RowType out = (RowType) getOutputType();
-        SluiceJoinOperator operator = new SluiceJoinOperator(spec, KeyedChecks.nativeInput(leftType),
-                KeyedChecks.nativeInput(rightType), out.getFieldCount(), config.get(SluiceOptions.BATCH_SIZE),
+        SluiceJoinOperator operator = new SluiceJoinOperator(spec, PlanContext.nativeInput(leftType),
+                PlanContext.nativeInput(rightType), out.getFieldCount(), config.get(SluiceOptions.BATCH_SIZE),
                 config.get(SluiceOptions.STATE_BUDGET));
         TwoInputTransformation<RowData, RowData, RowData> t = ExecNodeUtil.createTwoInputTransformation(left, right,
                 createTransformationMeta(TRANSFORMATION, config), operator, InternalTypeInfo.of(out),

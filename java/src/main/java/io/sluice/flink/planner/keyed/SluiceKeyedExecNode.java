@@ -9,6 +9,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
 import org.apache.flink.table.types.logical.RowType;
 
 import io.sluice.flink.SluiceOptions;
+import io.sluice.flink.planner.PlanContext;
 import io.sluice.flink.planner.SluiceExecNode;
 
 /**
@@ -34,7 +35,7 @@ public final class SluiceKeyedExecNode extends SluiceExecNode {
     @Override
     protected Transformation<RowData> translateToPlanInternal(PlannerBase planner, ExecNodeConfig config) {
         RowType out = (RowType) getOutputType();
-        BudgetedKeyedOperator operator = new BudgetedKeyedOperator(spec, KeyedChecks.nativeInput(inputType()), out.getFieldCount(),
+        BudgetedKeyedOperator operator = new BudgetedKeyedOperator(spec, PlanContext.nativeInput(inputType()), out.getFieldCount(),
                 config.get(SluiceOptions.BATCH_SIZE), config.get(SluiceOptions.STATE_BUDGET));
         return oneInput(planner, config, kind.transformation(), operator, keys);
     }
