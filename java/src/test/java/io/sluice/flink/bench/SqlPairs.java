@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -77,7 +78,9 @@ final class SqlPairs {
 
     /** Runs {@code body} on a fresh MiniCluster at parallelism 1, closed afterwards. */
     static void onMiniCluster(Body body) throws Exception {
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(new Configuration())
+        Configuration conf = new Configuration();
+        conf.set(RestOptions.BIND_PORT, "0"); // any free port: other jobs on the machine may hold 8081
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
                 .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
         cluster.start();
         TestStreamEnvironment.setAsContext(cluster, 1);
