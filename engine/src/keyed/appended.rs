@@ -14,11 +14,12 @@
 //! accumulators only, so nothing of them is kept or snapshotted, and a
 //! snapshot taken in this mode restores into a full-output operator and back.
 
-use arrow_array::RecordBatch;
+use arrow_array::{RecordBatch, StructArray};
+use arrow_schema::Field;
 use sluice_keyed::RowKind;
 
 use crate::error::{Error, Result};
-use crate::keyed::operator::{KeyedOperator, Operator};
+use crate::keyed::operator::{check_no_null_rows, kinds_of, output_parts, KeyedOperator, Operator};
 use crate::keyed::spec::SpecKind;
 
 /// The shape of an operator's appended-columns output.
@@ -82,4 +83,35 @@ impl KeyedOperator {
         }
         Ok(out.project(&(shape.first..out.num_columns()).collect::<Vec<_>>())?)
     }
+
+    /// [`Self::push_appended`] for a batch arriving as one struct array
+    /// with Flink `RowKind` bytes (`None`: every row `+I`), as
+    /// [`Self::push_struct`]; the result comes with its row kinds (all `+I`)
+    /// so that bindings export it as they export [`Self::push_struct`]'s,
+    /// under [`Self::appended_field`].
+    ///
+    /// # Errors
+    /// A struct array with NULL rows, a byte outside 0..=3, then as
+    /// [`Self::push_appended`].
+    pub fn push_appended_struct(
+        &mut self,
+        batch: &StructArray,
+        row_kinds: Option<&[u8]>,
+    ) -> Result<(RecordBatch, Vec<RowKind>)> {
+        check_no_null_rows(batch)?;
+        let batch = RecordBatch::from(batch.clone());
+        let out = self.push_appended(&batch, &kinds_of(row_kinds, batch.num_rows())?)?;
+        let n = out.num_rows();
+        Ok((out, vec![RowKind::Insert; n]))
+    }
+}
+
+/// The appended columns of `op` as one struct field, if it has an appended shape.
+pub(crate) fn appended_field(op: &KeyedOperator) -> Result<Option<Field>> {
+    let Some(shape) = op.appended_shape() else {
+        return Ok(None);
+    };
+    let schema = op.output_schema();
+    let appended = schema.project(&(shape.first..schema.fields().len()).collect::<Vec<_>>())?;
+    Ok(Some(output_parts(&appended)?.1))
 }

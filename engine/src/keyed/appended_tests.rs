@@ -79,6 +79,8 @@ fn only_the_proctime_unbounded_over_has_the_shape() {
         let spec = format!("over keys=k order=proctime frame={frame} preceding=unbounded aggs=count(*),sum(v)");
         let op = KeyedOperator::new(schema(), &spec).unwrap();
         assert_eq!(op.appended_shape(), Some(AppendedShape { read: vec![true, false, true, false], first: 4 }));
+        let DataType::Struct(fields) = op.appended_field().unwrap().data_type() else { panic!("struct") };
+        assert_eq!(fields[..], op.output_schema().fields()[4..]);
     }
     for spec in [
         "over keys=k order=proctime frame=rows preceding=3 aggs=sum(v)",
@@ -90,6 +92,7 @@ fn only_the_proctime_unbounded_over_has_the_shape() {
     ] {
         let mut op = KeyedOperator::new(schema(), spec).unwrap();
         assert_eq!(op.appended_shape(), None, "{spec}");
+        assert!(op.appended_field().is_none(), "{spec}");
         let b = batch(0, 3);
         assert!(op.push_appended(&b, &[RowKind::Insert; 3]).is_err(), "{spec}");
     }

@@ -17,7 +17,10 @@
 //! subtask's snapshot per key group is exactly what its raw keyed state
 //! stream of that key group holds.
 
+use std::sync::Arc;
+
 use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Schema};
 use sluice_keyed::RowKind;
 use sluice_transpose::{FlinkType, NullLayout, RowAddress, RowConverter, Rows};
 
@@ -69,14 +72,13 @@ impl KeyedRowOperator {
     /// # Errors
     /// An appended type the exit transpose cannot carry.
     pub fn append_only(&mut self) -> Result<bool> {
-        let Some(shape) = self.operator.appended_shape() else {
+        let (Some(shape), Some(field)) = (self.operator.appended_shape(), self.operator.appended_field()) else {
             return Ok(false);
         };
-        let schema = self
-            .operator
-            .output_schema()
-            .project(&(shape.first..self.exit.schema().fields().len()).collect::<Vec<_>>())?;
-        let exit = RowConverter::new(std::sync::Arc::new(schema))?;
+        let DataType::Struct(fields) = field.data_type() else {
+            return Err(Error::invalid("the appended columns' field is not a struct"));
+        };
+        let exit = RowConverter::new(Arc::new(Schema::new(fields.clone())))?;
         self.appended = Some(AppendedOnly { read: shape.read, exit });
         Ok(true)
     }
