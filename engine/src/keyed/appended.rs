@@ -15,11 +15,10 @@
 //! snapshot taken in this mode restores into a full-output operator and back.
 
 use arrow_array::{RecordBatch, StructArray};
-use arrow_schema::Field;
 use sluice_keyed::RowKind;
 
 use crate::error::{Error, Result};
-use crate::keyed::operator::{check_no_null_rows, kinds_of, output_parts, KeyedOperator, Operator};
+use crate::keyed::operator::{check_no_null_rows, kinds_of, KeyedOperator, Operator};
 use crate::keyed::spec::SpecKind;
 
 /// The shape of an operator's appended-columns output.
@@ -104,14 +103,4 @@ impl KeyedOperator {
         let n = out.num_rows();
         Ok((out, vec![RowKind::Insert; n]))
     }
-}
-
-/// The appended columns of `op` as one struct field, if it has an appended shape.
-pub(crate) fn appended_field(op: &KeyedOperator) -> Result<Option<Field>> {
-    let Some(shape) = op.appended_shape() else {
-        return Ok(None);
-    };
-    let schema = op.output_schema();
-    let appended = schema.project(&(shape.first..schema.fields().len()).collect::<Vec<_>>())?;
-    Ok(Some(output_parts(&appended)?.1))
 }

@@ -233,7 +233,12 @@ impl KeyedOperator {
             appended_field: None,
             watermark: None,
         };
-        op.appended_field = crate::keyed::appended::appended_field(&op)?;
+        // The appended columns (`appended_shape`, in `appended`) as one struct field.
+        if let Some(shape) = op.appended_shape() {
+            let n = op.output_schema.fields().len();
+            op.appended_field =
+                Some(output_parts(&op.output_schema.project(&(shape.first..n).collect::<Vec<_>>())?)?.1);
+        }
         Ok(op)
     }
 
