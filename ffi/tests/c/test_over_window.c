@@ -77,35 +77,28 @@ static void test_over(void) {
  * timers refuses it. */
 static void appended_expect(struct sluice_keyed *h, const char *const *k, const int64_t *v, const int *valid, int n,
                             const int64_t (*want)[3]) {
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
+  struct ArrowArray out;
   struct ArrowSchema out_schema;
   struct sluice_buffer kinds = {0};
-  int released = 0;
-  kv_batch(&batch, k, v, valid, n, &released);
-  int32_t rc = sluice_keyed_push_appended(h, &batch, &schema, NULL, &out, &out_schema, &kinds);
+  int32_t rc = push_rows(sluice_keyed_push_appended, h, k, v, valid, NULL, n, &out, &out_schema, &kinds);
   CHECK(rc == SLUICE_OK, "push_appended rc %d: %s", rc, sluice_last_error());
-  CHECK(released == 1 && batch.release == NULL, "batch released %d times", released);
-  if (rc == SLUICE_OK) {
-    CHECK(out.length == n && kinds.len == n && out.n_children == 3, "rows %lld, columns %lld",
-          (long long)out.length, (long long)out.n_children);
-    for (int i = 0; i < n && out.length == n && out.n_children == 3; i++) {
-      CHECK(kinds.ptr[i] == 0, "row %d kind %d", i, kinds.ptr[i]);
-      for (int c = 0; c < 3; c++) {
-        const struct ArrowArray *col = out.children[c];
-        if (want[i][c] == NUL) {
-          CHECK(!is_valid_row(col, i), "row %d col %d should be NULL", i, c);
-        } else {
-          CHECK(is_valid_row(col, i) && int64_value(col, i) == want[i][c], "row %d col %d = %lld, want %lld", i, c,
-                (long long)int64_value(col, i), (long long)want[i][c]);
-        }
+  if (rc != SLUICE_OK) return;
+  CHECK(out.length == n && kinds.len == n && out.n_children == 3, "rows %lld, columns %lld", (long long)out.length,
+        (long long)out.n_children);
+  for (int i = 0; i < n && out.length == n && out.n_children == 3; i++) {
+    CHECK(kinds.ptr[i] == 0, "row %d kind %d", i, kinds.ptr[i]);
+    for (int c = 0; c < 3; c++) {
+      const struct ArrowArray *col = out.children[c];
+      if (want[i][c] == NUL) {
+        CHECK(!is_valid_row(col, i), "row %d col %d should be NULL", i, c);
+      } else {
+        CHECK(is_valid_row(col, i) && int64_value(col, i) == want[i][c], "row %d col %d = %lld, want %lld", i, c,
+              (long long)int64_value(col, i), (long long)want[i][c]);
       }
     }
-    release_out(&out, &out_schema);
-    sluice_buffer_free(&kinds);
   }
-  schema.release(&schema);
+  release_out(&out, &out_schema);
+  sluice_buffer_free(&kinds);
 }
 
 static void test_over_appended(void) {
@@ -128,18 +121,7 @@ static void test_over_appended(void) {
 
   h = create("over keys=k order=proctime frame=rows preceding=1 aggs=max(v)");
   if (!h) return;
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
-  struct ArrowSchema out_schema;
-  struct sluice_buffer kinds = {0};
-  int released = 0;
-  kv_batch(&batch, k, v, NULL, 1, &released);
-  int32_t rc = sluice_keyed_push_appended(h, &batch, &schema, NULL, &out, &out_schema, &kinds);
-  CHECK(rc == SLUICE_ERR_INVALID_ARGUMENT && strstr(sluice_last_error(), "appended") != NULL, "rc %d: %s", rc,
-        sluice_last_error());
-  CHECK(released == 1, "refused batch released %d times", released);
-  schema.release(&schema);
+  push_refused(sluice_keyed_push_appended, h, k, v, NULL, 1, "appended");
   sluice_keyed_free(h);
 }
 
