@@ -22,6 +22,8 @@
 #                                               stock vs installed with the join on (JoinSqlBenchmark)
 #   scripts/java-bench.sh over-sql 2000000 3    plain SQL running COUNT/SUM OVER per key (proctime, rowtime;
 #                                               1,024 / 65,536 keys), stock vs installed (OverSqlBenchmark)
+#   scripts/java-bench.sh over-micro 2000000 3  the native proctime running fold in a test harness: operator-thread
+#                                               CPU ns/row, pass-through vs whole-row path (OverPassThroughMicro)
 #   scripts/java-bench.sh rank-sql 2000000 3    plain SQL ROW_NUMBER Top-3: append-only (65,536 / 64 partitions, with
 #                                               and without the rank column) and retracting over a GROUP BY, stock vs
 #                                               installed, results checked first (RankSqlBenchmark)
@@ -52,6 +54,7 @@ if [ "${1:-}" = keyed ]; then main=io.sluice.flink.bench.KeyedBenchmark; shift; 
 if [ "${1:-}" = keyed-sql ]; then main=io.sluice.flink.bench.KeyedSqlBenchmark; shift; fi
 if [ "${1:-}" = join-sql ]; then main=io.sluice.flink.bench.JoinSqlBenchmark; shift; fi
 if [ "${1:-}" = over-sql ]; then main=io.sluice.flink.bench.OverSqlBenchmark; shift; fi
+if [ "${1:-}" = over-micro ]; then main=io.sluice.flink.bench.OverPassThroughMicro; shift; fi
 if [ "${1:-}" = rank-sql ]; then main=io.sluice.flink.bench.RankSqlBenchmark; shift; fi
 if [ "${1:-}" = window-sql ]; then main=io.sluice.flink.bench.WindowSqlBenchmark; shift; fi
 if [ "${1:-}" = lookup-sql ]; then main=io.sluice.flink.bench.LookupSqlBenchmark; shift; fi

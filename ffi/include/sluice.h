@@ -543,6 +543,29 @@ int32_t sluice_keyed_push(struct sluice_keyed *h,
                           struct sluice_buffer *out_row_kinds);
 
 /*
+ Pushes one batch through an operator whose output is each input row at
+ once followed by its aggregate values (a proctime `over` with
+ `preceding=unbounded`: Flink's `ProcTimeUnboundedPrecedingFunction`) and
+ returns only the aggregate values: row `i` of `out` belongs to input row
+ `i`, every `out_row_kinds` byte is `+I`. A caller that keeps its input
+ rows joins them itself instead of receiving them back. Arguments and
+ ownership as [`sluice_keyed_push`]; the operator reads only the
+ partition and aggregate argument columns of `batch`, and its state is
+ the same as after `sluice_keyed_push` (snapshots interchange).
+ `SLUICE_ERR_INVALID_ARGUMENT` for any other operator.
+
+ # Safety
+ As in the header.
+ */
+int32_t sluice_keyed_push_appended(struct sluice_keyed *h,
+                                   struct ArrowArray *batch,
+                                   const struct ArrowSchema *schema,
+                                   const int8_t *row_kinds,
+                                   struct ArrowArray *out,
+                                   struct ArrowSchema *out_schema,
+                                   struct sluice_buffer *out_row_kinds);
+
+/*
  Advances the operator's event-time watermark (epoch milliseconds) and
  returns what it emits, like [`sluice_keyed_push`]'s outputs. For the
  three operators of this version the output is always empty: with state

@@ -12,7 +12,8 @@
 //! * [`KeyedRowOperator`]: the same operator between an entry transpose
 //!   (Flink `BinaryRowData` rows in heap segments to an Arrow batch plus
 //!   RowKinds) and an exit transpose (the emitted changelog back to rows):
-//!   what a Flink subtask drives.
+//!   what a Flink subtask drives; optionally emitting only the columns an
+//!   operator appends to its input rows ([`appended`]).
 //! * [`JoinRowOperator`]: the join between two entry transposes and an exit
 //!   transpose, what a Flink join subtask drives.
 //! * [`KeyedState`]: the key-group snapshot / restore API that
@@ -24,6 +25,7 @@
 //! so the blobs of a key-group range are what a Flink task of that range
 //! owns.
 
+pub mod appended;
 pub mod join;
 pub mod join_rows;
 pub mod operator;
@@ -31,6 +33,7 @@ pub mod rows;
 pub mod spec;
 pub mod state;
 
+pub use appended::AppendedShape;
 pub use join::{parse_join, JoinOperator};
 pub use join_rows::{JoinRowOperator, RowSchema};
 pub use operator::{KeyedOperator, Operator};
@@ -38,6 +41,8 @@ pub use rows::KeyedRowOperator;
 pub use spec::{OperatorSpec, SpecKind};
 pub use state::KeyedState;
 
+#[cfg(test)]
+mod appended_tests;
 #[cfg(test)]
 mod join_tests;
 #[cfg(test)]

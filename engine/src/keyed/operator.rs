@@ -61,6 +61,7 @@ pub struct KeyedOperator {
     input_schema: SchemaRef,
     output_schema: SchemaRef,
     output_field: Field,
+    appended_field: Option<Field>,
     watermark: Option<i64>,
 }
 
@@ -114,6 +115,14 @@ pub(crate) fn relabel(schema: &SchemaRef, out: &RecordBatch) -> Result<RecordBat
         out.columns().to_vec(),
         &RecordBatchOptions::new().with_row_count(Some(n)),
     )?)
+}
+
+/// The row kinds of `n` rows from Flink `RowKind` bytes (`None`: every row `+I`).
+pub(crate) fn kinds_of(row_kinds: Option<&[u8]>, n: usize) -> Result<Vec<RowKind>> {
+    Ok(match row_kinds {
+        Some(b) => row_kinds_from_bytes(b)?,
+        None => vec![RowKind::Insert; n],
+    })
 }
 
 /// A struct batch from a foreign caller holds no NULL rows (a Flink row is never NULL).
@@ -215,7 +224,22 @@ impl KeyedOperator {
             Operator::Normalize(_) | Operator::Dedup(_) => input_schema.clone(),
         };
         let (output_schema, output_field) = output_parts(&raw_out)?;
-        Ok(KeyedOperator { operator, spec, input_schema, output_schema, output_field, watermark: None })
+        let mut op = KeyedOperator {
+            operator,
+            spec,
+            input_schema,
+            output_schema,
+            output_field,
+            appended_field: None,
+            watermark: None,
+        };
+        // The appended columns (`appended_shape`, in `appended`) as one struct field.
+        if let Some(shape) = op.appended_shape() {
+            let n = op.output_schema.fields().len();
+            op.appended_field =
+                Some(output_parts(&op.output_schema.project(&(shape.first..n).collect::<Vec<_>>())?)?.1);
+        }
+        Ok(op)
     }
 
     /// The parsed spec.
@@ -247,6 +271,14 @@ impl KeyedOperator {
     /// shape the C ABI exports batches in.
     pub fn output_field(&self) -> &Field {
         &self.output_field
+    }
+
+    /// The [appended columns](Self::appended_shape) as one struct field
+    /// (`row`, as [`Self::output_field`]), the shape
+    /// [`Self::push_appended_struct`] results are exported in; `None` without
+    /// an appended shape.
+    pub fn appended_field(&self) -> Option<&Field> {
+        self.appended_field.as_ref()
     }
 
     /// Flink max parallelism (number of key groups) of this operator.
@@ -303,11 +335,7 @@ impl KeyedOperator {
     /// # Errors
     /// A byte outside 0..=3, then as [`Self::push`].
     pub fn push_bytes(&mut self, batch: &RecordBatch, row_kinds: Option<&[u8]>) -> Result<(RecordBatch, Vec<RowKind>)> {
-        let kinds = match row_kinds {
-            Some(b) => row_kinds_from_bytes(b)?,
-            None => vec![RowKind::Insert; batch.num_rows()],
-        };
-        self.push(batch, &kinds)
+        self.push(batch, &kinds_of(row_kinds, batch.num_rows())?)
     }
 
     /// [`Self::push_bytes`] for a batch arriving as one struct array (how

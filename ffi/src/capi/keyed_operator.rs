@@ -102,6 +102,43 @@ pub unsafe extern "C" fn sluice_keyed_push(
     })
 }
 
+/// The field [`sluice_keyed_push_appended`] exports its result under. The
+/// push fails for an operator without appended columns, so the fallback (the
+/// whole output) is never exported.
+fn appended_field(o: &KeyedOperator) -> &arrow_schema::Field {
+    o.appended_field().unwrap_or(o.output_field())
+}
+
+/// Pushes one batch through an operator whose output is each input row at
+/// once followed by its aggregate values (a proctime `over` with
+/// `preceding=unbounded`: Flink's `ProcTimeUnboundedPrecedingFunction`) and
+/// returns only the aggregate values: row `i` of `out` belongs to input row
+/// `i`, every `out_row_kinds` byte is `+I`. A caller that keeps its input
+/// rows joins them itself instead of receiving them back. Arguments and
+/// ownership as [`sluice_keyed_push`]; the operator reads only the
+/// partition and aggregate argument columns of `batch`, and its state is
+/// the same as after `sluice_keyed_push` (snapshots interchange).
+/// `SLUICE_ERR_INVALID_ARGUMENT` for any other operator.
+///
+/// # Safety
+/// As in the header.
+#[no_mangle]
+pub unsafe extern "C" fn sluice_keyed_push_appended(
+    h: *mut sluice_keyed,
+    batch: *mut FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    row_kinds: *const i8,
+    out: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    out_row_kinds: *mut sluice_buffer,
+) -> i32 {
+    // SAFETY: the caller's contract, checked as far as possible inside.
+    ffi_boundary!("sluice_keyed_push_appended", unsafe {
+        let args = PushArgs { batch, schema, row_kinds, out, out_schema, out_row_kinds };
+        push_batch(args, || op(h), KeyedOperator::push_appended_struct, appended_field)
+    })
+}
+
 /// Advances the operator's event-time watermark (epoch milliseconds) and
 /// returns what it emits, like [`sluice_keyed_push`]'s outputs. For the
 /// three operators of this version the output is always empty: with state

@@ -52,6 +52,29 @@ jni_entry! {
     }
 }
 
+jni_entry! {
+    /// `static native boolean appendOnly(long handle)`: switches an operator whose every push
+    /// emits each input row at once followed by its appended columns (a proctime unbounded
+    /// `over`) to returning only those columns, one row per input row in input order
+    /// (`KeyedRowOperator::append_only`); whether it did.
+    fn Java_io_sluice_jni_KeyedNative_appendOnly(env, k: &mut KeyedJni) -> jboolean
+    = ("KeyedNative.appendOnly", JNI_FALSE) {
+        Ok(if k.operator.append_only()? { JNI_TRUE } else { JNI_FALSE })
+    }
+}
+
+jni_entry! {
+    /// `static native String[] appendedTypes(long handle)`: the Flink types of the rows
+    /// `process` returns in appended-columns mode (an empty array outside it).
+    fn Java_io_sluice_jni_KeyedNative_appendedTypes(env, k: &mut KeyedJni) -> jobjectArray
+    = ("KeyedNative.appendedTypes", std::ptr::null_mut()) {
+        match k.operator.appended_types() {
+            Some(types) => type_array(&mut env, types),
+            None => type_array(&mut env, std::iter::empty()),
+        }
+    }
+}
+
 row_batch_entry! {
     /// `static native RowBlock process(long handle, Object[] segments, int numSegments,
     /// int[] rowSegment, int[] rowOffset, int[] rowSize, int numRows)`: pushes a

@@ -55,38 +55,53 @@ static inline void expect_rows(struct ArrowArray *out, struct ArrowSchema *out_s
   sluice_buffer_free(kinds);
 }
 
+/* A push entry point: sluice_keyed_push or sluice_keyed_push_appended. */
+typedef int32_t (*push_fn)(struct sluice_keyed *, struct ArrowArray *, const struct ArrowSchema *, const int8_t *,
+                           struct ArrowArray *, struct ArrowSchema *, struct sluice_buffer *);
+
+/* Pushes (k, v) rows with `kinds` (NULL = all +I) through `push` and checks
+ * that the batch was released once; on SLUICE_OK the caller owns the outputs. */
+static inline int32_t push_rows(push_fn push, struct sluice_keyed *h, const char *const *k, const int64_t *v,
+                                const int *valid, const int8_t *kinds, int n, struct ArrowArray *out,
+                                struct ArrowSchema *out_schema, struct sluice_buffer *out_kinds) {
+  struct ArrowSchema schema;
+  kv_schema(&schema);
+  struct ArrowArray batch;
+  int released = 0;
+  kv_batch(&batch, k, v, valid, n, &released);
+  int32_t rc = push(h, &batch, &schema, kinds, out, out_schema, out_kinds);
+  CHECK(released == 1 && batch.release == NULL, "batch released %d times", released);
+  schema.release(&schema);
+  return rc;
+}
+
 /* Pushes (k, v) rows with `kinds` (NULL = all +I) and checks the output. */
 static inline void push_expect(struct sluice_keyed *h, const char *const *k, const int64_t *v, const int *valid,
                         const int8_t *kinds, int n, const struct row *want, int n_want, int n_vals) {
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
+  struct ArrowArray out;
   struct ArrowSchema out_schema;
   struct sluice_buffer out_kinds = {0};
-  int released = 0;
-  kv_batch(&batch, k, v, valid, n, &released);
-  int32_t rc = sluice_keyed_push(h, &batch, &schema, kinds, &out, &out_schema, &out_kinds);
+  int32_t rc = push_rows(sluice_keyed_push, h, k, v, valid, kinds, n, &out, &out_schema, &out_kinds);
   CHECK(rc == SLUICE_OK, "push rc %d", rc);
-  CHECK(released == 1 && batch.release == NULL, "batch released %d times", released);
   if (rc == SLUICE_OK) expect_rows(&out, &out_schema, &out_kinds, want, n_want, n_vals);
-  schema.release(&schema);
 }
 
-/* Pushes (k, v) rows with `kinds` (NULL = all +I) and checks that the push
- * fails with a last error that contains `message`. */
-static inline void push_fails(struct sluice_keyed *h, const char *const *k, const int64_t *v, const int8_t *kinds,
-                              int n, const char *message) {
-  struct ArrowSchema schema;
-  kv_schema(&schema);
-  struct ArrowArray batch, out;
+/* Pushes (k, v) rows with `kinds` (NULL = all +I) through `push` and checks
+ * that it fails with a last error that contains `message`. */
+static inline void push_refused(push_fn push, struct sluice_keyed *h, const char *const *k, const int64_t *v,
+                                const int8_t *kinds, int n, const char *message) {
+  struct ArrowArray out;
   struct ArrowSchema out_schema;
   struct sluice_buffer out_kinds = {0};
-  int released = 0;
-  kv_batch(&batch, k, v, NULL, n, &released);
-  int32_t rc = sluice_keyed_push(h, &batch, &schema, kinds, &out, &out_schema, &out_kinds);
+  int32_t rc = push_rows(push, h, k, v, NULL, kinds, n, &out, &out_schema, &out_kinds);
   CHECK(rc != SLUICE_OK && strstr(sluice_last_error(), message) != NULL, "push rc %d: %s (want \"%s\")", rc,
         sluice_last_error(), message);
-  schema.release(&schema);
+}
+
+/* push_refused through sluice_keyed_push. */
+static inline void push_fails(struct sluice_keyed *h, const char *const *k, const int64_t *v, const int8_t *kinds,
+                              int n, const char *message) {
+  push_refused(sluice_keyed_push, h, k, v, kinds, n, message);
 }
 
 static inline struct sluice_keyed *create(const char *spec) {

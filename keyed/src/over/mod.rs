@@ -349,6 +349,19 @@ impl OverAggregate {
         matches!(self.mode, Mode::ProcRange(_))
     }
 
+    /// Whether every [`process`](Self::process) emits each input row at
+    /// once, in input order, followed by its aggregate values, and nothing
+    /// else ever fires, while the state holds accumulators only (never the
+    /// rows): proctime ROWS / RANGE UNBOUNDED PRECEDING
+    /// (`ProcTimeUnboundedPrecedingFunction`). A caller that keeps its own
+    /// input rows may then decode only the columns the aggregates and the
+    /// partition read and take only the aggregate columns back. The bounded
+    /// proctime ROWS frame also emits at once but stores its rows, and the
+    /// other frames emit on timers.
+    pub fn appends_at_once(&self) -> bool {
+        matches!(self.mode, Mode::ProcUnbounded)
+    }
+
     /// Retained state bytes (keys, accumulators, stored rows; an estimate
     /// that includes fixed per-entry overheads).
     pub fn size(&self) -> usize {

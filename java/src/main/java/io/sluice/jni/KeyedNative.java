@@ -54,6 +54,25 @@ public final class KeyedNative extends KeyedStateHandle {
     }
 
     /**
+     * Switches an operator whose every push emits each input row at once, in input order,
+     * followed by its aggregate values, and nothing on watermarks or timers (a proctime
+     * {@code ROWS} / {@code RANGE UNBOUNDED PRECEDING} over) to returning only the appended
+     * columns: {@link #process} then returns one {@code +I} row of {@link #appendedTypes()} per
+     * input row, in input order, and the caller joins it to the input row it kept; the native
+     * side decodes only the columns the operator reads. The state is the same in both modes.
+     *
+     * @return whether the operator now returns appended columns only (false: unchanged)
+     */
+    public boolean appendOnly() {
+        return appendOnly(address());
+    }
+
+    /** @return the types of the appended-columns rows (empty outside that mode) */
+    public String[] appendedTypes() {
+        return appendedTypes(address());
+    }
+
+    /**
      * Pushes a batch (RowKinds from the row headers).
      *
      * @param batch the rows
@@ -116,6 +135,10 @@ public final class KeyedNative extends KeyedStateHandle {
 
     private static native RowBlock process(long handle, Object[] segments, int numSegments, int[] rowSegment,
             int[] rowOffset, int[] rowSize, int numRows);
+
+    private static native boolean appendOnly(long handle);
+
+    private static native String[] appendedTypes(long handle);
 
     private static native boolean firesOnWatermark(long handle);
 

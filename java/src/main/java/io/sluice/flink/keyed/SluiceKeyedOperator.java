@@ -48,6 +48,14 @@ import io.sluice.jni.SluiceException;
  * As in Flink, a timer that has not fired when the input ends is dropped with its rows
  * (Flink quiesces the processing-time service before finishing the operator).
  *
+ * <p><b>Pass-through.</b> A proctime ROWS / RANGE UNBOUNDED PRECEDING OVER emits each input row
+ * at once followed by its aggregate values ({@code ProcTimeUnboundedPrecedingFunction}). With
+ * object reuse off, the operator keeps the batch's input rows, native code decodes only the
+ * partition and argument columns and returns only the aggregate values, and each output row is
+ * a reused {@code JoinedRowData} of the kept input row and its aggregate row
+ * ({@link AppendedRows}, which says why both are safe); with object reuse on, or for any other
+ * operator, the whole output row comes back from native code.
+ *
  * <p>State: the native state is Flink raw keyed state, one entry per key
  * group of the subtask's range ({@link RawKeyedState}).
  *
@@ -77,6 +85,8 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
     /** The latest processing-time timer registered (none: {@code Long.MIN_VALUE}). */
     private transient long registeredTimer;
     private transient boolean restored;
+    /** The pass-through output (null: whole output rows come from native code). */
+    private transient AppendedRows appended;
 
     /**
      * @param spec the native spec without {@code max_parallelism=} / {@code budget=}
@@ -137,11 +147,36 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         firesOnWatermark = nativeOp.firesOnWatermark();
         firesOnProcessingTime = nativeOp.firesOnProcessingTime();
         registeredTimer = Long.MIN_VALUE;
+        appended = passThrough();
         restored = context.isRestored();
         if (context.isRestored()) {
             nativeOp.restore(firstKeyGroup, lastKeyGroup, RawKeyedState.read(context));
             stateBytes = nativeOp.retainedBytes();
         }
+    }
+
+    /**
+     * Switches the native operator to appended-columns output when it has that shape and the
+     * input rows may be kept (object reuse off; see {@link AppendedRows}).
+     *
+     * @return the pass-through output, or null
+     */
+    private AppendedRows passThrough() {
+        if (getExecutionConfig().isObjectReuseEnabled() || !nativeOp.appendOnly()) {
+            return null;
+        }
+        int aggArity = outputArity - inputType.getFieldCount();
+        int nativeArity = nativeOp.appendedTypes().length;
+        if (aggArity != nativeArity) {
+            throw new IllegalStateException("output arity " + outputArity + " is the input's "
+                    + inputType.getFieldCount() + " plus " + aggArity + ", but the native operator appends " + nativeArity);
+        }
+        return new AppendedRows(aggArity, batchSize);
+    }
+
+    /** @return whether this operator passes its input rows through (see the class docs); valid after initializeState */
+    public boolean passesThrough() {
+        return appended != null;
     }
 
     @Override
@@ -205,7 +240,11 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         if (firesOnProcessingTime && batch().numRows() == 0) {
             registerTimer(getProcessingTimeService().getCurrentProcessingTime() + 1);
         }
-        gather(element.getValue());
+        RowData row = element.getValue();
+        gather(row);
+        if (appended != null) {
+            appended.keep(row);
+        }
         if (batch().numRows() >= batchSize) {
             flush();
         }
@@ -233,7 +272,11 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
         stateBytes = nativeOp.retainedBytes();
         countNativeCall(t0);
         batchConsumed(); // native code is done with the gathered rows
-        emit(out);
+        if (appended != null) {
+            countRowsOut(appended.emit(out, output, outRecord));
+        } else {
+            emit(out);
+        }
         if (firesOnProcessingTime) {
             registerTimer(now + 1);
         }
