@@ -54,7 +54,12 @@ import io.sluice.jni.SluiceException;
  * partition and argument columns and returns only the aggregate values, and each output row is
  * a reused {@code JoinedRowData} of the kept input row and its aggregate row
  * ({@link AppendedRows}, which says why both are safe); with object reuse on, or for any other
- * operator, the whole output row comes back from native code.
+ * operator, the whole output row comes back from native code. The pass-through is off unless the
+ * JVM property {@value #PASS_THROUGH_PROPERTY} is {@code true}: in the plain-SQL bench
+ * ({@code OverSqlBenchmark}) it measured slower end to end than the whole-row path, because the
+ * next chained hop copies each output row with Flink's serializer (object reuse off), which is
+ * a {@code memcpy} for the whole-row path's {@code BinaryRowData} but a field-by-field write for
+ * a {@code JoinedRowData} (benches/RESULTS.md, "Java: OVER aggregation").
  *
  * <p>State: the native state is Flink raw keyed state, one entry per key
  * group of the subtask's range ({@link RawKeyedState}).
@@ -69,6 +74,9 @@ import io.sluice.jni.SluiceException;
  */
 public class SluiceKeyedOperator extends NativeBatchOperator {
     private static final long serialVersionUID = 1L;
+
+    /** The JVM property that turns the pass-through on (see the class docs; off by default). */
+    public static final String PASS_THROUGH_PROPERTY = "sluice.keyed.pass-through";
 
     private final String spec;
     private final int outputArity;
@@ -162,7 +170,8 @@ public class SluiceKeyedOperator extends NativeBatchOperator {
      * @return the pass-through output, or null
      */
     private AppendedRows passThrough() {
-        if (getExecutionConfig().isObjectReuseEnabled() || !nativeOp.appendOnly()) {
+        if (!Boolean.getBoolean(PASS_THROUGH_PROPERTY) || getExecutionConfig().isObjectReuseEnabled()
+                || !nativeOp.appendOnly()) {
             return null;
         }
         int aggArity = outputArity - inputType.getFieldCount();

@@ -88,6 +88,7 @@ public final class OverPassThroughMicro {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         RowType in = type(payload, false);
         RowType out = type(payload, true);
+        System.setProperty(SluiceKeyedOperator.PASS_THROUGH_PROPERTY, "true"); // object reuse decides the path
         SluiceKeyedOperator op = new SluiceKeyedOperator(SPEC, in, out.getFieldCount(), BATCH, 0);
         KeyProjection key = new KeyProjection(in, new int[] {0});
         try (KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> h =

@@ -78,6 +78,26 @@ class OverPassThroughTest {
 
     /** Runs all rows through {@code spec}; returns whether it passed through, and the output. */
     static List<String> run(String spec, boolean objectReuse, boolean[] passedThrough) throws Exception {
+        return run(spec, objectReuse, true, passedThrough);
+    }
+
+    /** As above, with the pass-through property set to {@code property} while the operator starts. */
+    static List<String> run(String spec, boolean objectReuse, boolean property, boolean[] passedThrough)
+            throws Exception {
+        String before = System.setProperty(SluiceKeyedOperator.PASS_THROUGH_PROPERTY, Boolean.toString(property));
+        try {
+            return runWithProperty(spec, objectReuse, passedThrough);
+        } finally {
+            if (before == null) {
+                System.clearProperty(SluiceKeyedOperator.PASS_THROUGH_PROPERTY);
+            } else {
+                System.setProperty(SluiceKeyedOperator.PASS_THROUGH_PROPERTY, before);
+            }
+        }
+    }
+
+    private static List<String> runWithProperty(String spec, boolean objectReuse, boolean[] passedThrough)
+            throws Exception {
         SluiceKeyedOperator op = new SluiceKeyedOperator(spec, TYPE, OUT.getFieldCount(), 7, 0);
         List<String> out = new ArrayList<>();
         try (KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> h = harness(op)) {
@@ -108,6 +128,14 @@ class OverPassThroughTest {
         boolean[] passed = new boolean[1];
         List<String> out = run("over keys=0 order=proctime frame=" + frame + " preceding=unbounded" + AGGS, false, passed);
         assertTrue(passed[0], "a proctime running fold with object reuse off passes its input rows through");
+        assertEquals(expected(), out);
+    }
+
+    @Test
+    void withoutThePropertyTheRunningFoldTakesTheWholeRowPath() throws Exception {
+        boolean[] passed = new boolean[1];
+        List<String> out = run("over keys=0 order=proctime frame=rows preceding=unbounded" + AGGS, false, false, passed);
+        assertFalse(passed[0], "the pass-through is off by default");
         assertEquals(expected(), out);
     }
 
