@@ -79,8 +79,7 @@ class LookupPlannerParityTest extends ParityTest {
                 .with(ON, "false"));
         q.add(new Query("cost rule", String.format(JOIN, "INNER", "dim"), 1, ORDERED, List.of(), "LookupJoin",
                 "cost: carries", Map.of(ON, "true")));
-        q.add(new Query("off by default", String.format(JOIN, "INNER", "dim"), 1, ORDERED, List.of(), "LookupJoin",
-                ON + "=false", Map.of()));
+        q.add(Query.of("on by default", String.format(JOIN, "INNER", "dim"), ORDERED, "LookupJoin").with(COST, "false"));
         return q;
     }
 
