@@ -276,9 +276,7 @@ public final class ColumnBatch {
             }
             int pos = used[j];
             BinarySegmentUtils.copyToBytes(segs, b.getOffset(), ensure(j, pos + len), pos, len);
-            used[j] = pos + len;
-            ((int[]) offsets[j])[r + 1] = pos + len;
-            return len;
+            return appended(j, r, len);
         }
         byte[] bytes = s.toBytes();
         return appendBytes(j, r, bytes, 0, bytes.length);
@@ -287,8 +285,13 @@ public final class ColumnBatch {
     private int appendBytes(int j, int r, byte[] src, int from, int len) {
         int pos = used[j];
         System.arraycopy(src, from, ensure(j, pos + len), pos, len);
-        used[j] = pos + len;
-        ((int[]) offsets[j])[r + 1] = pos + len;
+        return appended(j, r, len);
+    }
+
+    /** Row {@code r}'s value in column {@code j} ends {@code len} bytes after the previous one; returns {@code len}. */
+    private int appended(int j, int r, int len) {
+        used[j] += len;
+        ((int[]) offsets[j])[r + 1] = used[j];
         return len;
     }
 

@@ -39,7 +39,7 @@ import io.sluice.flink.SluiceOptions;
  *   <li>ChangelogNormalize: 1 (a keyed state read and write per row).</li>
  *   <li>Deduplicate (keep-first, and keep-last by event time): 0. Measured: Nexmark q18 (rowtime
  *       keep-last, 3 payload) lost 0.70x; the plain-SQL bench ({@code KeyedSqlBenchmark}, 1
- *       payload, Flink 2.3.0, load average under 4) measured keep-first by processing time 0.89x
+ *       payload, Flink 2.3.0) measured keep-first by processing time 0.89x
  *       and keep-last by event time 0.89x stock, for the reason given for keep-last by
  *       processing time below.</li>
  *   <li>Keep-last deduplication by processing time: 0. Flink's heap state keeps the row object,
